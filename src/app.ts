@@ -1,0 +1,130 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Config } from './config.js';
+import { AppError } from './errors.js';
+import { createErrorHandler, renderManagementError } from './http/error-handler.js';
+import { managementPlugin } from './http/management/management.plugin.js';
+import { ErrorSchema } from './http/schemas/common.schemas.js';
+import { MANAGEMENT_SHARED_SCHEMAS } from './http/schemas/management.schemas.js';
+import { type Clock, systemClock } from './services/clock.js';
+import { type Services, createServices } from './services/index.js';
+import type { Store } from './store/database.js';
+
+export interface BuildAppOptions {
+  config: Config;
+  store: Store;
+  clock?: Clock;
+  /** A pino logger or `false` for none (tests). Defaults to pino at config.logLevel. */
+  logger?: FastifyBaseLogger | boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    services: Services;
+  }
+}
+
+/** Headers and fields that carry secrets; pino prints "[redacted]" instead. */
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-api-key"]',
+  'res.headers["set-cookie"]',
+];
+
+/**
+ * Builds the whole HTTP app (management + data plane + docs) over an open, migrated store.
+ * Never listens: the caller decides where and when.
+ */
+export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
+  const { config, store } = options;
+  const clock = options.clock ?? systemClock;
+  const app = Fastify({
+    logger:
+      options.logger === undefined
+        ? { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }
+        : (options.logger as boolean),
+    ...(typeof options.logger === 'object' ? { loggerInstance: options.logger, logger: undefined } : {}),
+    bodyLimit: config.bodyLimitBytes,
+    return503OnClosing: true,
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // JSON is the only body format; an empty body with a JSON content type means "no body"
+  // (clients send the header on every call, including body-less POSTs).
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if ((body as string).trim().length === 0) return done(null, undefined);
+    parseJson(request, body as string, done);
+  });
+
+  const services = createServices({
+    config,
+    store,
+    clock,
+    onUsageFlushError: (error) => app.log.error({ err: error }, 'usage flush failed'),
+  });
+  app.decorate('services', services);
+
+  app.addSchema(ErrorSchema);
+  for (const schema of MANAGEMENT_SHARED_SCHEMAS) app.addSchema(schema);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'searchplane',
+        version: '0.1.0',
+        description: 'Management API for hosted search indexes, and the per-index search data plane.',
+      },
+      components: {
+        securitySchemes: {
+          basicAuth: { type: 'http', scheme: 'basic', description: 'Account email and API key' },
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'Index token or read-only token' },
+        },
+      },
+      security: [{ basicAuth: [] }],
+      tags: [
+        { name: 'search', description: 'Search indexes' },
+        { name: 'messaging', description: 'Messaging instances' },
+        { name: 'system', description: 'Health and documentation' },
+      ],
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  app.setErrorHandler(createErrorHandler(renderManagementError));
+  app.setNotFoundHandler((request) => {
+    throw new AppError('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}`);
+  });
+
+  app.get(
+    '/healthz',
+    {
+      schema: {
+        tags: ['system'],
+        summary: 'Liveness: the store is open and migrated',
+        security: [],
+        response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+      },
+    },
+    async () => ({ status: 'ok' as const }),
+  );
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(managementPlugin, {
+    prefix: '/v2',
+    services,
+    clock,
+    authFailureLimit: config.authFailureLimit,
+  });
+
+  app.addHook('onReady', async () => services.usage.start());
+  app.addHook('onClose', async () => services.usage.stop());
+  return app;
+}

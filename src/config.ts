@@ -1,0 +1,196 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { type PlanTable, type PlanName, mergePlans } from './services/plans.js';
+
+/**
+ * Configuration is read once at start from flags (highest precedence) and environment,
+ * validated as a whole, and passed down. Nothing else in the code reads process.env.
+ */
+export interface EmbeddingsConfig {
+  provider: 'builtin' | 'openai';
+  url?: string;
+  model?: string;
+  apiKey?: string;
+  dimensions?: number;
+  batchSize: number;
+  timeoutMs: number;
+  retries: number;
+}
+
+export interface HttpServiceConfig {
+  url?: string;
+  model?: string;
+  apiKey?: string;
+  timeoutMs: number;
+}
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  databaseUrl?: string;
+  logLevel: string;
+  adminEmail?: string;
+  adminApiKey?: string;
+  plansFile?: string;
+  plans: PlanTable;
+  /** Free indexes one account may own; -1 for unlimited. */
+  freeIndexLimit: number;
+  messagingDefaultPlan: 'free' | 'paid';
+  /** Failed management logins per address per minute before 429. */
+  authFailureLimit: number;
+  /** Public base URL used to print index URLs; defaults to http://host:port. */
+  publicUrl?: string;
+  /** Host-based data plane: `{endpoint}.{dataDomain}`. */
+  dataDomain?: string;
+  bodyLimitBytes: number;
+  meteringFlushMs: number;
+  embeddings: EmbeddingsConfig;
+  rerank: HttpServiceConfig;
+  enrichment: HttpServiceConfig;
+}
+
+/** Flags as commander hands them over (camelCase, strings). */
+export interface ConfigFlags {
+  host?: string;
+  port?: string | number;
+  dataDir?: string;
+  databaseUrl?: string;
+  plansFile?: string;
+  logLevel?: string;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** Parses and validates flags + env; throws ConfigError listing every problem at once. */
+export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = [];
+  const str = (flag: string | undefined, name: string): string | undefined => {
+    const value = flag ?? env[name];
+    return value === undefined || value === '' ? undefined : value;
+  };
+  const int = (raw: string | number | undefined, name: string, fallback: number, min: number, max: number) => {
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      problems.push(`${name} must be an integer between ${min} and ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return value;
+  };
+  const oneOf = <T extends string>(raw: string | undefined, name: string, allowed: readonly T[], fallback: T): T => {
+    if (raw === undefined) return fallback;
+    if (!allowed.includes(raw as T)) {
+      problems.push(`${name} must be one of ${allowed.join(', ')} (got "${raw}")`);
+      return fallback;
+    }
+    return raw as T;
+  };
+  const url = (raw: string | undefined, name: string, protocols: string[]) => {
+    if (raw === undefined) return undefined;
+    try {
+      const parsed = new URL(raw);
+      if (!protocols.includes(parsed.protocol)) problems.push(`${name} must use ${protocols.join(' or ')}`);
+    } catch {
+      problems.push(`${name} is not a valid URL`);
+    }
+    return raw;
+  };
+
+  const host = str(flags.host, 'HOST') ?? '127.0.0.1';
+  const port = int(flags.port ?? env.PORT, 'PORT (--port)', 8080, 0, 65535);
+  const dataDir = path.resolve(str(flags.dataDir, 'SEARCHPLANE_DATA_DIR') ?? './data');
+  const databaseUrl = url(str(flags.databaseUrl, 'DATABASE_URL'), 'DATABASE_URL (--database-url)', [
+    'postgres:',
+    'postgresql:',
+  ]);
+  const logLevel = oneOf(str(flags.logLevel, 'LOG_LEVEL'), 'LOG_LEVEL', LOG_LEVELS, 'info');
+  const adminEmail = str(undefined, 'SEARCHPLANE_ADMIN_EMAIL');
+  const adminApiKey = str(undefined, 'SEARCHPLANE_ADMIN_API_KEY');
+  if ((adminEmail === undefined) !== (adminApiKey === undefined)) {
+    problems.push('SEARCHPLANE_ADMIN_EMAIL and SEARCHPLANE_ADMIN_API_KEY must be set together');
+  }
+  if (adminApiKey !== undefined && adminApiKey.length < 16) {
+    problems.push('SEARCHPLANE_ADMIN_API_KEY must be at least 16 characters');
+  }
+
+  const plansFile = str(flags.plansFile, 'SEARCHPLANE_PLANS_FILE');
+  let plans = mergePlans(undefined);
+  if (plansFile !== undefined) {
+    try {
+      plans = mergePlans(JSON.parse(readFileSync(plansFile, 'utf8')));
+    } catch (error) {
+      problems.push(`SEARCHPLANE_PLANS_FILE (--plans-file) ${plansFile}: ${(error as Error).message}`);
+    }
+  }
+
+  const provider = oneOf(str(undefined, 'SEARCHPLANE_EMBEDDINGS_PROVIDER'), 'SEARCHPLANE_EMBEDDINGS_PROVIDER', [
+    'builtin',
+    'openai',
+  ] as const, str(undefined, 'SEARCHPLANE_EMBEDDINGS_URL') ? 'openai' : 'builtin');
+  const embeddingsUrl = url(str(undefined, 'SEARCHPLANE_EMBEDDINGS_URL'), 'SEARCHPLANE_EMBEDDINGS_URL', [
+    'http:',
+    'https:',
+  ]);
+  if (provider === 'openai' && embeddingsUrl === undefined) {
+    problems.push('SEARCHPLANE_EMBEDDINGS_URL is required when SEARCHPLANE_EMBEDDINGS_PROVIDER=openai');
+  }
+  const dimensionsRaw = str(undefined, 'SEARCHPLANE_EMBEDDINGS_DIMENSIONS');
+
+  const httpService = (prefix: string): HttpServiceConfig => ({
+    url: url(str(undefined, `${prefix}_URL`), `${prefix}_URL`, ['http:', 'https:']),
+    model: str(undefined, `${prefix}_MODEL`),
+    apiKey: str(undefined, `${prefix}_API_KEY`),
+    timeoutMs: int(env[`${prefix}_TIMEOUT_MS`], `${prefix}_TIMEOUT_MS`, 10_000, 100, 600_000),
+  });
+
+  const config: Config = {
+    host,
+    port,
+    dataDir,
+    databaseUrl,
+    logLevel,
+    adminEmail,
+    adminApiKey,
+    plansFile,
+    plans,
+    freeIndexLimit: int(env.SEARCHPLANE_FREE_INDEX_LIMIT, 'SEARCHPLANE_FREE_INDEX_LIMIT', 1, -1, 1_000_000),
+    messagingDefaultPlan: oneOf(
+      str(undefined, 'SEARCHPLANE_MESSAGING_DEFAULT_PLAN'),
+      'SEARCHPLANE_MESSAGING_DEFAULT_PLAN',
+      ['free', 'paid'] as const,
+      'paid',
+    ),
+    authFailureLimit: int(env.SEARCHPLANE_AUTH_FAILURE_LIMIT, 'SEARCHPLANE_AUTH_FAILURE_LIMIT', 20, 1, 1_000_000),
+    publicUrl: url(str(undefined, 'SEARCHPLANE_PUBLIC_URL'), 'SEARCHPLANE_PUBLIC_URL', ['http:', 'https:']),
+    dataDomain: str(undefined, 'SEARCHPLANE_DATA_DOMAIN')?.replace(/^\.+/, '').toLowerCase(),
+    bodyLimitBytes: int(env.SEARCHPLANE_BODY_LIMIT_BYTES, 'SEARCHPLANE_BODY_LIMIT_BYTES', 1_048_576, 1024, 1 << 30),
+    meteringFlushMs: int(env.SEARCHPLANE_METERING_FLUSH_MS, 'SEARCHPLANE_METERING_FLUSH_MS', 1000, 10, 60_000),
+    embeddings: {
+      provider,
+      url: embeddingsUrl,
+      model: str(undefined, 'SEARCHPLANE_EMBEDDINGS_MODEL'),
+      apiKey: str(undefined, 'SEARCHPLANE_EMBEDDINGS_API_KEY'),
+      dimensions:
+        dimensionsRaw === undefined
+          ? undefined
+          : int(dimensionsRaw, 'SEARCHPLANE_EMBEDDINGS_DIMENSIONS', 256, 8, 8192),
+      batchSize: int(env.SEARCHPLANE_EMBEDDINGS_BATCH_SIZE, 'SEARCHPLANE_EMBEDDINGS_BATCH_SIZE', 64, 1, 4096),
+      timeoutMs: int(env.SEARCHPLANE_EMBEDDINGS_TIMEOUT_MS, 'SEARCHPLANE_EMBEDDINGS_TIMEOUT_MS', 30_000, 100, 600_000),
+      retries: int(env.SEARCHPLANE_EMBEDDINGS_RETRIES, 'SEARCHPLANE_EMBEDDINGS_RETRIES', 3, 0, 20),
+    },
+    rerank: httpService('SEARCHPLANE_RERANK'),
+    enrichment: httpService('SEARCHPLANE_ENRICHMENT'),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+export type { PlanName };

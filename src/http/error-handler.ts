@@ -1,0 +1,73 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, type ErrorDetail } from '../errors.js';
+
+/** Renders an AppError in a plane's wire format. */
+export type ErrorRenderer = (error: AppError, reply: FastifyReply) => unknown;
+
+/** Management format: `{"error": "...", "code": "...", "details"?: [...]}`. */
+export const renderManagementError: ErrorRenderer = (error) => ({
+  error: error.message,
+  code: error.code,
+  ...(error.details ? { details: error.details } : {}),
+});
+
+/**
+ * Turns anything thrown into an AppError: our own errors pass through, framework errors
+ * (validation, parsing, limits) map to their codes, anything else is an internal error
+ * whose message and stack never reach the client.
+ */
+export function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  const fastifyError = error as FastifyError;
+  if (fastifyError.validation) {
+    return new AppError('invalid_request', `Invalid ${fastifyError.validationContext ?? 'request'}`, {
+      details: fastifyError.validation.map(validationDetail),
+    });
+  }
+  switch (fastifyError.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new AppError('invalid_json', 'The request body is not valid JSON');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('invalid_json', 'The request body is empty but JSON was declared');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('payload_too_large', 'The request body is too large');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('unsupported_media_type', 'Send the request body as application/json');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('invalid_request', 'Content-Length does not match the body');
+    case 'FST_ERR_BAD_URL':
+      return new AppError('route_not_found', 'Route not found');
+  }
+  if (fastifyError.statusCode === 413) return new AppError('payload_too_large', 'The request body is too large');
+  if (fastifyError.statusCode === 415) return new AppError('unsupported_media_type', 'Unsupported content type');
+  if (fastifyError.statusCode === 400 && fastifyError.message?.includes('JSON')) {
+    return new AppError('invalid_json', 'The request body is not valid JSON');
+  }
+  return new AppError('internal_error', 'Internal server error', { cause: error });
+}
+
+function validationDetail(entry: NonNullable<FastifyError['validation']>[number]): ErrorDetail {
+  const params = entry.params as Record<string, unknown>;
+  const path = entry.instancePath.replace(/^\//, '').replaceAll('/', '.');
+  if (entry.keyword === 'required') {
+    const field = [path, String(params.missingProperty)].filter(Boolean).join('.');
+    return { field, message: 'is required' };
+  }
+  if (entry.keyword === 'enum') {
+    return { field: path, message: 'must be one of the allowed values', allowed: params.allowedValues as string[] };
+  }
+  return { field: path || undefined, message: entry.message ?? 'is invalid' };
+}
+
+/** Builds a Fastify error handler that renders every failure with `render`. */
+export function createErrorHandler(render: ErrorRenderer) {
+  return (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const appError = toAppError(error);
+    if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (appError.headers) reply.headers(appError.headers);
+    if (appError.status === 401 && !reply.hasHeader('www-authenticate')) {
+      reply.header('www-authenticate', 'Basic realm="searchplane"');
+    }
+    return reply.code(appError.status).type('application/json; charset=utf-8').send(render(appError, reply));
+  };
+}

@@ -1,0 +1,106 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Services } from '../../services/index.js';
+import { OkSchema, UuidParams, managementErrors } from '../schemas/common.schemas.js';
+import { CreateSearchIndexBody, RenameBody } from '../schemas/management.schemas.js';
+
+const tags = ['search'];
+const SearchIndex = Type.Ref('SearchIndex');
+
+/** `/v2/search` and `/v2/search/{id}`: create, read, list, rename, rotate tokens, delete. */
+export const searchIndexRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  const { indexes } = services;
+
+  app.post(
+    '/search',
+    {
+      schema: {
+        tags,
+        operationId: 'createSearchIndex',
+        summary: 'Create a search index',
+        body: CreateSearchIndexBody,
+        response: { 200: SearchIndex, ...managementErrors(400, 409, 413, 415) },
+      },
+    },
+    (request) => indexes.create(request.accountEmail, request.body),
+  );
+
+  app.get(
+    '/search',
+    {
+      schema: {
+        tags,
+        operationId: 'listSearchIndexes',
+        summary: "List the account's search indexes",
+        response: { 200: Type.Array(SearchIndex), ...managementErrors() },
+      },
+    },
+    (request) => indexes.list(request.accountEmail),
+  );
+
+  app.get(
+    '/search/:id',
+    {
+      schema: {
+        tags,
+        operationId: 'getSearchIndex',
+        summary: 'Get a search index with its tokens, quotas and throughput',
+        params: UuidParams,
+        response: { 200: SearchIndex, ...managementErrors(404) },
+      },
+    },
+    (request) => indexes.get(request.accountEmail, request.params.id),
+  );
+
+  app.delete(
+    '/search/:id',
+    {
+      schema: {
+        tags,
+        operationId: 'deleteSearchIndex',
+        summary: 'Delete a search index and all its documents',
+        params: UuidParams,
+        response: { 200: OkSchema, ...managementErrors(404) },
+      },
+    },
+    async (request) => {
+      await indexes.delete(request.accountEmail, request.params.id);
+      return 'OK' as const;
+    },
+  );
+
+  app.post(
+    '/search/:id/rename',
+    {
+      schema: {
+        tags,
+        operationId: 'renameSearchIndex',
+        summary: 'Rename a search index',
+        params: UuidParams,
+        body: RenameBody,
+        response: { 200: OkSchema, ...managementErrors(400, 404, 409, 413, 415) },
+      },
+    },
+    async (request) => {
+      await indexes.rename(request.accountEmail, request.params.id, request.body.name);
+      return 'OK' as const;
+    },
+  );
+
+  app.post(
+    '/search/:id/reset-password',
+    {
+      schema: {
+        tags,
+        operationId: 'resetSearchPassword',
+        summary: 'Replace both data-plane tokens',
+        params: UuidParams,
+        response: { 200: OkSchema, ...managementErrors(404) },
+      },
+    },
+    async (request) => {
+      await indexes.resetPassword(request.accountEmail, request.params.id);
+      return 'OK' as const;
+    },
+  );
+};

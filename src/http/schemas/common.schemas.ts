@@ -1,0 +1,34 @@
+import { type TSchema, type TUnsafe, Type } from 'typebox';
+
+/** A string enum as a plain JSON-schema `enum`, so validation errors list the allowed values. */
+export function StringEnum<const T extends readonly string[]>(values: T, options: object = {}): TUnsafe<T[number]> {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+}
+
+export const ErrorDetailSchema = Type.Object({
+  field: Type.Optional(Type.String()),
+  message: Type.String(),
+  allowed: Type.Optional(Type.Array(Type.Union([Type.String(), Type.Number()]))),
+});
+
+export const ErrorSchema = Type.Object(
+  {
+    error: Type.String({ description: 'What went wrong, for people' }),
+    code: Type.String({ description: 'Stable snake_case error code' }),
+    details: Type.Optional(Type.Array(ErrorDetailSchema)),
+  },
+  { $id: 'ManagementError', title: 'ManagementError' },
+);
+
+export const OkSchema = Type.Literal('OK', { description: 'The JSON string "OK"' });
+
+export const UuidParams = Type.Object({ id: Type.String({ description: 'Resource ID (uuid)' }) });
+
+const ref = Type.Ref('ManagementError');
+
+/** Error responses every authenticated management route documents, plus route-specific ones. */
+export function managementErrors(...statuses: number[]): Record<number, TSchema> {
+  const responses: Record<number, TSchema> = { 401: ref, 429: ref, 500: ref };
+  for (const status of statuses) responses[status] = ref;
+  return responses;
+}

@@ -1,0 +1,118 @@
+import { AppError, errors } from '../errors.js';
+import type { Store } from '../store/database.js';
+import { isUniqueViolation } from '../store/database.js';
+import * as accounts from '../store/repositories/account.repository.js';
+import { insertMessagingInstances } from '../store/repositories/messaging.repository.js';
+import type { Clock } from './clock.js';
+import { buildMessagingInstances } from './messaging.service.js';
+import { hashApiKey, randomSecret, sha256, verifyApiKey } from './secrets.js';
+
+export interface AccountCredentials {
+  email: string;
+  api_key: string;
+}
+
+export interface AccountServiceOptions {
+  clock: Clock;
+  messagingDefaultPlan: 'free' | 'paid';
+}
+
+const EMAIL = /^[^\s@:]{1,64}@[^\s@:]{1,255}$/;
+const VERIFIED_CACHE_LIMIT = 10_000;
+
+/** Accounts and their API keys. Keys are only ever stored as scrypt hashes. */
+export class AccountService {
+  /**
+   * scrypt is deliberately slow, so a successful check is remembered by (stored hash, key
+   * digest). Rotating a key changes the stored hash, which invalidates the entry on every node.
+   */
+  private readonly verified = new Set<string>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly options: AccountServiceOptions,
+  ) {}
+
+  /** Creates an account with a fresh API key, and its messaging instances. */
+  async create(email: string, apiKey = randomSecret()): Promise<AccountCredentials> {
+    assertEmail(email);
+    const now = Math.floor(this.options.clock() / 1000);
+    const hash = await hashApiKey(apiKey);
+    try {
+      await this.store.db.transaction().execute(async (trx) => {
+        await accounts.insertAccount(trx, { email, api_key_hash: hash, created_at: now });
+        await insertMessagingInstances(trx, buildMessagingInstances(email, now, this.options.messagingDefaultPlan));
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new AppError('account_exists', `An account ${email} already exists`);
+      throw error;
+    }
+    return { email, api_key: apiKey };
+  }
+
+  /** Makes sure the account exists with exactly this key (idempotent bootstrap). */
+  async ensure(email: string, apiKey: string): Promise<'created' | 'updated' | 'unchanged'> {
+    const existing = await accounts.findAccount(this.store.db, email);
+    if (!existing) {
+      try {
+        await this.create(email, apiKey);
+        return 'created';
+      } catch (error) {
+        // Another node bootstrapped the same account at the same moment.
+        if (!(error instanceof AppError && error.code === 'account_exists')) throw error;
+        return this.ensure(email, apiKey);
+      }
+    }
+    if (await verifyApiKey(apiKey, existing.api_key_hash)) return 'unchanged';
+    await accounts.updateAccountKeyHash(this.store.db, email, await hashApiKey(apiKey));
+    return 'updated';
+  }
+
+  async list(): Promise<{ email: string; created_at: number }[]> {
+    return accounts.listAccounts(this.store.db);
+  }
+
+  async count(): Promise<number> {
+    return accounts.countAccounts(this.store.db);
+  }
+
+  /** Replaces the account's key; the old key stops working at once. */
+  async rotateKey(email: string): Promise<AccountCredentials> {
+    const apiKey = randomSecret();
+    if (!(await accounts.updateAccountKeyHash(this.store.db, email, await hashApiKey(apiKey)))) {
+      throw new AppError('account_not_found', `No account ${email}`);
+    }
+    return { email, api_key: apiKey };
+  }
+
+  /** Deletes the account and (by cascade) its indexes and messaging instances. */
+  async delete(email: string): Promise<void> {
+    if (!(await accounts.deleteAccount(this.store.db, email))) {
+      throw new AppError('account_not_found', `No account ${email}`);
+    }
+  }
+
+  /** Returns the account email when the credentials are valid; throws unauthorized otherwise. */
+  async authenticate(email: string, apiKey: string): Promise<string> {
+    const account = await accounts.findAccount(this.store.db, email);
+    if (!account) {
+      // Spend the same work as a real check so timing does not reveal which emails exist.
+      await verifyApiKey(apiKey, DUMMY_HASH);
+      throw errors.unauthorized('Invalid email or API key');
+    }
+    const cacheKey = `${account.api_key_hash}\u0000${sha256(apiKey)}`;
+    if (this.verified.has(cacheKey)) return account.email;
+    if (!(await verifyApiKey(apiKey, account.api_key_hash))) throw errors.unauthorized('Invalid email or API key');
+    if (this.verified.size >= VERIFIED_CACHE_LIMIT) this.verified.clear();
+    this.verified.add(cacheKey);
+    return account.email;
+  }
+}
+
+const DUMMY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
+
+function assertEmail(email: string): void {
+  if (!EMAIL.test(email)) {
+    throw errors.invalidRequest('email must look like name@domain', [{ field: 'email', message: 'invalid email' }]);
+  }
+}

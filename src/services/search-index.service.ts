@@ -1,0 +1,211 @@
+import { randomUUID } from 'node:crypto';
+import { AppError, errors } from '../errors.js';
+import type { Store } from '../store/database.js';
+import { isUniqueViolation } from '../store/database.js';
+import { lockAccount } from '../store/repositories/account.repository.js';
+import * as repo from '../store/repositories/search-index.repository.js';
+import type { SearchIndexRow } from '../store/repositories/search-index.repository.js';
+import { type Clock, formatSeriesTime } from './clock.js';
+import { generateEndpointName } from './endpoint-names.js';
+import { type PlanName, type PlanTable, QUOTA_FIELDS, type Quotas, quotasOf } from './plans.js';
+import { randomSecret } from './secrets.js';
+import type { UsageMeter } from './usage-meter.service.js';
+
+export const REGIONS = ['eu-west-1', 'us-central1'] as const;
+export type Region = (typeof REGIONS)[number];
+export const INDEX_NAME_PATTERN = '^[A-Za-z0-9_.-]{1,64}$';
+const INDEX_NAME = new RegExp(INDEX_NAME_PATTERN);
+
+export interface ThroughputPoint {
+  x: string;
+  y: number;
+}
+
+export interface SearchIndexRecord extends Quotas {
+  customer_id: string;
+  id: string;
+  name: string;
+  endpoint: string;
+  type: PlanName;
+  region: Region;
+  integration_email: string;
+  token: string;
+  read_only_token: string;
+  creation_time: number;
+  input_enrichment_enabled: boolean;
+  throughput_vector: ThroughputPoint[];
+}
+
+export interface CreateIndexInput {
+  name: string;
+  region: Region;
+  type: PlanName;
+}
+
+export interface IndexDataSummary {
+  vectorCount: number;
+  pendingVectorCount: number;
+  storageBytes: number;
+}
+
+/** The management plane's view of an index's documents, provided by the data plane. */
+export interface IndexDataLifecycle {
+  /** Removes the documents of a deleted index. */
+  dropIndexData(indexId: string): Promise<void>;
+  describeIndexData(indexId: string): Promise<IndexDataSummary>;
+}
+
+export interface SearchIndexServiceOptions {
+  clock: Clock;
+  plans: PlanTable;
+  freeIndexLimit: number;
+  usage: UsageMeter;
+  data?: IndexDataLifecycle;
+}
+
+const ENDPOINT_ATTEMPTS = 8;
+
+/** Search index records: creation under plan rules, ownership, tokens and throughput. */
+export class SearchIndexService {
+  constructor(
+    private readonly store: Store,
+    private readonly options: SearchIndexServiceOptions,
+  ) {}
+
+  async create(customerId: string, input: CreateIndexInput): Promise<SearchIndexRecord> {
+    assertName(input.name);
+    const plan = this.options.plans[input.type];
+    if (!plan.available) {
+      throw new AppError('plan_unavailable', `The "${input.type}" plan is not available; use "free" or "payg"`, {
+        details: [{ field: 'type', message: 'plan not available', allowed: availablePlans(this.options.plans) }],
+      });
+    }
+    for (let attempt = 1; ; attempt++) {
+      const row: SearchIndexRow = {
+        id: randomUUID(),
+        customer_id: customerId,
+        name: input.name,
+        endpoint: generateEndpointName(input.region),
+        type: input.type,
+        region: input.region,
+        integration_email: '',
+        token: randomSecret(),
+        read_only_token: randomSecret(),
+        ...quotasOf(plan),
+        creation_time: Math.floor(this.options.clock() / 1000),
+        input_enrichment_enabled: 1,
+      };
+      try {
+        await this.store.db.transaction().execute(async (trx) => {
+          await lockAccount(trx, customerId, this.store.dialect);
+          if (await repo.findOwnedSearchIndexByName(trx, customerId, input.name)) throw nameTaken(input.name);
+          const limit = this.options.freeIndexLimit;
+          if (input.type === 'free' && limit >= 0 && (await repo.countSearchIndexesOfType(trx, customerId, 'free')) >= limit) {
+            throw new AppError('free_index_limit', `An account may have at most ${limit} free index(es)`);
+          }
+          await repo.insertSearchIndex(trx, row);
+        });
+        return this.toRecord(row);
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        // The unique (customer, name) constraint backs up the check above under races;
+        // otherwise the random endpoint collided, so draw another.
+        if (await repo.findOwnedSearchIndexByName(this.store.db, customerId, input.name)) throw nameTaken(input.name);
+        if (attempt >= ENDPOINT_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  async get(customerId: string, id: string): Promise<SearchIndexRecord> {
+    return this.toRecord(await this.requireOwned(customerId, id));
+  }
+
+  async list(customerId: string): Promise<SearchIndexRecord[]> {
+    const rows = await repo.listSearchIndexes(this.store.db, customerId);
+    return Promise.all(rows.map((row) => this.toRecord(row)));
+  }
+
+  /** The index behind a data-plane endpoint, or undefined. */
+  findByEndpoint(endpoint: string): Promise<SearchIndexRow | undefined> {
+    return repo.findSearchIndexByEndpoint(this.store.db, endpoint);
+  }
+
+  async rename(customerId: string, id: string, name: string): Promise<void> {
+    assertName(name);
+    try {
+      if (!(await repo.updateOwnedSearchIndex(this.store.db, customerId, id, { name }))) throw errors.indexNotFound();
+    } catch (error) {
+      if (isUniqueViolation(error)) throw nameTaken(name);
+      throw error;
+    }
+  }
+
+  /** Replaces both tokens; the old ones stop working with the next request. */
+  async resetPassword(customerId: string, id: string): Promise<void> {
+    const changes = { token: randomSecret(), read_only_token: randomSecret() };
+    if (!(await repo.updateOwnedSearchIndex(this.store.db, customerId, id, changes))) throw errors.indexNotFound();
+  }
+
+  /** Deletes the record, then its documents. */
+  async delete(customerId: string, id: string): Promise<void> {
+    if (!(await repo.deleteOwnedSearchIndex(this.store.db, customerId, id))) throw errors.indexNotFound();
+    this.options.usage.forget(id);
+    await this.options.data?.dropIndexData(id);
+  }
+
+  async requireOwned(customerId: string, id: string): Promise<SearchIndexRow> {
+    const row = await repo.findOwnedSearchIndex(this.store.db, customerId, id);
+    if (!row) throw errors.indexNotFound();
+    return row;
+  }
+
+  /** The last 60 minutes, one point per minute, oldest first; y = data-plane requests. */
+  async throughput(indexId: string): Promise<ThroughputPoint[]> {
+    const nowSeconds = Math.floor(this.options.clock() / 1000);
+    const currentMinute = nowSeconds - (nowSeconds % 60);
+    const from = currentMinute - 59 * 60;
+    const buckets = await this.options.usage.buckets([indexId], from, currentMinute + 60, 60);
+    const points: ThroughputPoint[] = [];
+    for (let minute = from; minute <= currentMinute; minute += 60) {
+      const counters = buckets.get(minute);
+      points.push({ x: formatSeriesTime(minute), y: counters ? counters.queries + counters.updates : 0 });
+    }
+    return points;
+  }
+
+  private async toRecord(row: SearchIndexRow): Promise<SearchIndexRecord> {
+    const quotas = {} as Quotas;
+    for (const field of QUOTA_FIELDS) quotas[field] = Number(row[field]);
+    return {
+      customer_id: row.customer_id,
+      id: row.id,
+      name: row.name,
+      endpoint: row.endpoint,
+      type: row.type as PlanName,
+      region: row.region as Region,
+      integration_email: row.integration_email,
+      token: row.token,
+      read_only_token: row.read_only_token,
+      ...quotas,
+      creation_time: Number(row.creation_time),
+      input_enrichment_enabled: Number(row.input_enrichment_enabled) === 1,
+      throughput_vector: await this.throughput(row.id),
+    };
+  }
+}
+
+function availablePlans(plans: PlanTable): PlanName[] {
+  return (Object.keys(plans) as PlanName[]).filter((name) => plans[name].available);
+}
+
+function nameTaken(name: string): AppError {
+  return new AppError('index_name_taken', `You already have an index named "${name}"`);
+}
+
+function assertName(name: string): void {
+  if (!INDEX_NAME.test(name)) {
+    throw errors.invalidRequest('name must be 1-64 characters of letters, digits, "-", "_" or "."', [
+      { field: 'name', message: `must match ${INDEX_NAME_PATTERN}` },
+    ]);
+  }
+}

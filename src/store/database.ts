@@ -1,0 +1,79 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import { migrationProvider } from './migrations/index.js';
+import type { DB } from './schema.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Store {
+  db: Kysely<DB>;
+  dialect: Dialect;
+  /** Where the embedded database lives (undefined on PostgreSQL). */
+  file?: string;
+  close(): Promise<void>;
+}
+
+export interface OpenStoreOptions {
+  dataDir: string;
+  databaseUrl?: string;
+  /** Pool size for PostgreSQL. */
+  poolSize?: number;
+}
+
+export const SQLITE_FILE_NAME = 'searchplane.sqlite';
+
+/**
+ * Opens the management store: PostgreSQL when a URL is given, otherwise a SQLite file in
+ * the data dir (created if missing). Does not migrate; call {@link migrateToLatest}.
+ */
+export function openStore(options: OpenStoreOptions): Store {
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize ?? 10);
+  mkdirSync(options.dataDir, { recursive: true });
+  const file = path.join(options.dataDir, SQLITE_FILE_NAME);
+  const sqlite = new SQLite(file);
+  // WAL lets the CLI write while a server runs on the same file; NORMAL keeps every
+  // committed transaction across a process crash (only an OS crash can lose the last ones).
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('foreign_keys = ON');
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return { db, dialect: 'sqlite', file, close: () => db.destroy() };
+}
+
+function openPostgres(connectionString: string, max: number): Store {
+  const pool = new pg.Pool({
+    connectionString,
+    max,
+    // bigint columns hold counts and unix times that fit a JS number.
+    types: {
+      getTypeParser: (oid: number, format?: 'text' | 'binary') =>
+        oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text'),
+    } as pg.CustomTypesConfig,
+  });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect: 'postgres', close: () => db.destroy() };
+}
+
+/** Runs pending migrations; a second run is a no-op. Throws with the failing migration's name. */
+export async function migrateToLatest(store: Store): Promise<string[]> {
+  const migrator = new Migrator({ db: store.db, provider: migrationProvider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((result) => result.status === 'Error');
+    throw new Error(`Migration ${failed?.migrationName ?? '(unknown)'} failed: ${(error as Error).message ?? error}`, {
+      cause: error,
+    });
+  }
+  return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName);
+}
+
+/** True when the error is a unique-constraint violation, in either dialect. */
+export function isUniqueViolation(error: unknown): boolean {
+  const candidate = error as { code?: string } | undefined;
+  return candidate?.code === '23505' || candidate?.code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    candidate?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}

@@ -1,0 +1,17 @@
+import type { Migration, MigrationProvider } from 'kysely';
+import * as m0001 from './0001_create_accounts.js';
+import * as m0002 from './0002_create_search_indexes.js';
+import * as m0003 from './0003_create_messaging_instances.js';
+import * as m0004 from './0004_create_usage_minutes.js';
+
+/** Migrations are listed statically so the same list runs from src (tests) and dist (server). */
+export const migrationProvider: MigrationProvider = {
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return {
+      '0001_create_accounts': m0001,
+      '0002_create_search_indexes': m0002,
+      '0003_create_messaging_instances': m0003,
+      '0004_create_usage_minutes': m0004,
+    };
+  },
+};

@@ -1,0 +1,88 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { DB, SearchIndexesTable } from '../schema.js';
+
+type Executor = Kysely<DB> | Transaction<DB>;
+export type SearchIndexRow = SearchIndexesTable;
+
+export async function insertSearchIndex(db: Executor, row: SearchIndexRow): Promise<void> {
+  await db.insertInto('search_indexes').values(row).execute();
+}
+
+/** Finds an index only if the account owns it, so another account's index reads as missing. */
+export function findOwnedSearchIndex(db: Executor, customerId: string, id: string): Promise<SearchIndexRow | undefined> {
+  return db
+    .selectFrom('search_indexes')
+    .selectAll()
+    .where('id', '=', id)
+    .where('customer_id', '=', customerId)
+    .executeTakeFirst();
+}
+
+export function findOwnedSearchIndexByName(
+  db: Executor,
+  customerId: string,
+  name: string,
+): Promise<Pick<SearchIndexRow, 'id'> | undefined> {
+  return db
+    .selectFrom('search_indexes')
+    .select('id')
+    .where('customer_id', '=', customerId)
+    .where('name', '=', name)
+    .executeTakeFirst();
+}
+
+export function findSearchIndexByEndpoint(db: Executor, endpoint: string): Promise<SearchIndexRow | undefined> {
+  return db.selectFrom('search_indexes').selectAll().where('endpoint', '=', endpoint).executeTakeFirst();
+}
+
+export function listSearchIndexes(db: Executor, customerId: string): Promise<SearchIndexRow[]> {
+  return db
+    .selectFrom('search_indexes')
+    .selectAll()
+    .where('customer_id', '=', customerId)
+    .orderBy('creation_time')
+    .orderBy('name')
+    .execute();
+}
+
+export function listAllSearchIndexIds(db: Executor): Promise<string[]> {
+  return db
+    .selectFrom('search_indexes')
+    .select('id')
+    .execute()
+    .then((rows) => rows.map((row) => row.id));
+}
+
+export async function countSearchIndexesOfType(db: Executor, customerId: string, type: string): Promise<number> {
+  const row = await db
+    .selectFrom('search_indexes')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('customer_id', '=', customerId)
+    .where('type', '=', type)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function updateOwnedSearchIndex(
+  db: Executor,
+  customerId: string,
+  id: string,
+  changes: Partial<Pick<SearchIndexRow, 'name' | 'token' | 'read_only_token'>>,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('search_indexes')
+    .set(changes)
+    .where('id', '=', id)
+    .where('customer_id', '=', customerId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+export async function deleteOwnedSearchIndex(db: Executor, customerId: string, id: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom('search_indexes')
+    .where('id', '=', id)
+    .where('customer_id', '=', customerId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}

@@ -1,0 +1,62 @@
+/**
+ * Table types for Kysely. Booleans are stored as 0/1 integers in both dialects so one set of
+ * migrations and queries serves SQLite and PostgreSQL; repositories convert at the edge.
+ */
+export interface AccountsTable {
+  email: string;
+  api_key_hash: string;
+  created_at: number;
+}
+
+export interface SearchIndexesTable {
+  id: string;
+  customer_id: string;
+  name: string;
+  endpoint: string;
+  type: string;
+  region: string;
+  integration_email: string;
+  token: string;
+  read_only_token: string;
+  max_vector_count: number;
+  max_monthly_reranks: number;
+  max_daily_updates: number;
+  max_daily_queries: number;
+  max_monthly_bandwidth: number;
+  max_writes_per_second: number;
+  max_query_per_second: number;
+  max_reads_per_request: number;
+  max_writes_per_request: number;
+  creation_time: number;
+  input_enrichment_enabled: number;
+}
+
+export interface MessagingInstancesTable {
+  id: string;
+  customer_id: string;
+  region: string;
+  type: string;
+  token: string;
+  read_only_token: string;
+  active: number;
+  state: string;
+  prod_pack_enabled: number;
+  creation_time: number;
+}
+
+export interface UsageMinutesTable {
+  index_id: string;
+  /** Unix seconds at the start of the UTC minute. */
+  minute: number;
+  queries: number;
+  updates: number;
+  bandwidth: number;
+  reranks: number;
+}
+
+export interface DB {
+  accounts: AccountsTable;
+  search_indexes: SearchIndexesTable;
+  messaging_instances: MessagingInstancesTable;
+  usage_minutes: UsageMinutesTable;
+}

@@ -1,0 +1,44 @@
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { type Config, loadConfig } from '../../src/config.js';
+import type { Clock } from '../../src/services/clock.js';
+import { type TestStore, createTestStore } from './store.js';
+
+export interface TestContext extends TestStore {
+  app: FastifyInstance;
+  config: Config;
+  close(): Promise<void>;
+}
+
+/** A built (not listening) app over a fresh store; env entries override the config. */
+export async function createTestApp(options: { env?: Record<string, string>; clock?: Clock } = {}): Promise<TestContext> {
+  const testStore = await createTestStore();
+  const config = loadConfig({ dataDir: testStore.dataDir, databaseUrl: testStore.databaseUrl }, {
+    LOG_LEVEL: 'silent',
+    ...options.env,
+  });
+  const app = await buildApp({ config, store: testStore.store, clock: options.clock, logger: false });
+  await app.ready();
+  return {
+    ...testStore,
+    app,
+    config,
+    async close() {
+      await app.close();
+      await testStore.cleanup();
+    },
+  };
+}
+
+export function basic(email: string, apiKey: string): string {
+  return `Basic ${Buffer.from(`${email}:${apiKey}`).toString('base64')}`;
+}
+
+/** JSON body of a response (fails the test with the raw body when it is not JSON). */
+export function json<T = any>(response: LightMyRequestResponse): T {
+  try {
+    return JSON.parse(response.body) as T;
+  } catch {
+    throw new Error(`Response is not JSON (${response.statusCode}): ${response.body.slice(0, 200)}`);
+  }
+}

@@ -1,8 +1,8 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { AppError } from './errors.js';
 import { createErrorHandler, renderManagementError } from './http/error-handler.js';
@@ -10,15 +10,15 @@ import { managementPlugin } from './http/management/management.plugin.js';
 import { ErrorSchema } from './http/schemas/common.schemas.js';
 import { MANAGEMENT_SHARED_SCHEMAS } from './http/schemas/management.schemas.js';
 import { type Clock, systemClock } from './services/clock.js';
-import { type Services, createServices } from './services/index.js';
+import { createServices, type Services } from './services/index.js';
 import type { Store } from './store/database.js';
 
 export interface BuildAppOptions {
   config: Config;
   store: Store;
   clock?: Clock;
-  /** A pino logger or `false` for none (tests). Defaults to pino at config.logLevel. */
-  logger?: FastifyBaseLogger | boolean;
+  /** `false` for no logging (tests); otherwise pino at config.logLevel, to `stream` or stdout. */
+  logger?: false | { stream?: NodeJS.WritableStream };
 }
 
 declare module 'fastify' {
@@ -44,12 +44,17 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const clock = options.clock ?? systemClock;
   const app = Fastify({
     logger:
-      options.logger === undefined
-        ? { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }
-        : (options.logger as boolean),
-    ...(typeof options.logger === 'object' ? { loggerInstance: options.logger, logger: undefined } : {}),
+      options.logger === false
+        ? false
+        : {
+            level: config.logLevel,
+            redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+            ...(options.logger?.stream ? { stream: options.logger.stream } : {}),
+          },
     bodyLimit: config.bodyLimitBytes,
     return503OnClosing: true,
+    // Namespace names and ids travel in path segments; the default 100 would answer 414.
+    routerOptions: { maxParamLength: 2048 },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 

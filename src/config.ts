@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { type PlanTable, type PlanName, mergePlans } from './services/plans.js';
+import { mergePlans, type PlanName, type PlanTable } from './services/plans.js';
 
 /**
  * Configuration is read once at start from flags (highest precedence) and environment,
@@ -131,10 +131,12 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     }
   }
 
-  const provider = oneOf(str(undefined, 'SEARCHPLANE_EMBEDDINGS_PROVIDER'), 'SEARCHPLANE_EMBEDDINGS_PROVIDER', [
-    'builtin',
-    'openai',
-  ] as const, str(undefined, 'SEARCHPLANE_EMBEDDINGS_URL') ? 'openai' : 'builtin');
+  const provider = oneOf(
+    str(undefined, 'SEARCHPLANE_EMBEDDINGS_PROVIDER'),
+    'SEARCHPLANE_EMBEDDINGS_PROVIDER',
+    ['builtin', 'openai'] as const,
+    str(undefined, 'SEARCHPLANE_EMBEDDINGS_URL') ? 'openai' : 'builtin',
+  );
   const embeddingsUrl = url(str(undefined, 'SEARCHPLANE_EMBEDDINGS_URL'), 'SEARCHPLANE_EMBEDDINGS_URL', [
     'http:',
     'https:',
@@ -179,9 +181,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
       model: str(undefined, 'SEARCHPLANE_EMBEDDINGS_MODEL'),
       apiKey: str(undefined, 'SEARCHPLANE_EMBEDDINGS_API_KEY'),
       dimensions:
-        dimensionsRaw === undefined
-          ? undefined
-          : int(dimensionsRaw, 'SEARCHPLANE_EMBEDDINGS_DIMENSIONS', 256, 8, 8192),
+        dimensionsRaw === undefined ? undefined : int(dimensionsRaw, 'SEARCHPLANE_EMBEDDINGS_DIMENSIONS', 256, 8, 8192),
       batchSize: int(env.SEARCHPLANE_EMBEDDINGS_BATCH_SIZE, 'SEARCHPLANE_EMBEDDINGS_BATCH_SIZE', 64, 1, 4096),
       timeoutMs: int(env.SEARCHPLANE_EMBEDDINGS_TIMEOUT_MS, 'SEARCHPLANE_EMBEDDINGS_TIMEOUT_MS', 30_000, 100, 600_000),
       retries: int(env.SEARCHPLANE_EMBEDDINGS_RETRIES, 'SEARCHPLANE_EMBEDDINGS_RETRIES', 3, 0, 20),

@@ -68,13 +68,15 @@ export class AppError extends Error {
 
 /** Factories for the errors raised in more than one place. */
 export const errors = {
-  invalidRequest: (message: string, details?: ErrorDetail[]) =>
-    new AppError('invalid_request', message, { details }),
+  invalidRequest: (message: string, details?: ErrorDetail[]) => new AppError('invalid_request', message, { details }),
   unauthorized: (message = 'Missing or invalid credentials') => new AppError('unauthorized', message),
   indexNotFound: () => new AppError('index_not_found', 'Search index not found'),
   messagingNotFound: () => new AppError('messaging_instance_not_found', 'Messaging instance not found'),
-  tooMany: (code: 'rate_limited' | 'quota_exceeded' | 'too_many_auth_failures', message: string, retryAfterSeconds: number) =>
-    new AppError(code, message, { headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) } }),
+  tooMany: (
+    code: 'rate_limited' | 'quota_exceeded' | 'too_many_auth_failures',
+    message: string,
+    retryAfterSeconds: number,
+  ) => new AppError(code, message, { headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) } }),
 };
 
 export function isAppError(value: unknown): value is AppError {

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { AppError, errors } from '../errors.js';
 import type { Store } from '../store/database.js';
 import {
-  type MessagingInstanceRow,
   findOwnedMessagingInstance,
   listMessagingInstances,
+  type MessagingInstanceRow,
   updateOwnedMessagingInstance,
 } from '../store/repositories/messaging.repository.js';
 import { randomSecret } from './secrets.js';

@@ -3,8 +3,8 @@ import { AppError, errors } from '../errors.js';
 import type { Store } from '../store/database.js';
 import { isUniqueViolation } from '../store/database.js';
 import { lockAccount } from '../store/repositories/account.repository.js';
-import * as repo from '../store/repositories/search-index.repository.js';
 import type { SearchIndexRow } from '../store/repositories/search-index.repository.js';
+import * as repo from '../store/repositories/search-index.repository.js';
 import { type Clock, formatSeriesTime } from './clock.js';
 import { generateEndpointName } from './endpoint-names.js';
 import { type PlanName, type PlanTable, QUOTA_FIELDS, type Quotas, quotasOf } from './plans.js';
@@ -100,7 +100,11 @@ export class SearchIndexService {
           await lockAccount(trx, customerId, this.store.dialect);
           if (await repo.findOwnedSearchIndexByName(trx, customerId, input.name)) throw nameTaken(input.name);
           const limit = this.options.freeIndexLimit;
-          if (input.type === 'free' && limit >= 0 && (await repo.countSearchIndexesOfType(trx, customerId, 'free')) >= limit) {
+          if (
+            input.type === 'free' &&
+            limit >= 0 &&
+            (await repo.countSearchIndexesOfType(trx, customerId, 'free')) >= limit
+          ) {
             throw new AppError('free_index_limit', `An account may have at most ${limit} free index(es)`);
           }
           await repo.insertSearchIndex(trx, row);

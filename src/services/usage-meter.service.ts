@@ -1,13 +1,13 @@
 import type { Kysely } from 'kysely';
-import type { DB } from '../store/schema.js';
 import {
-  type UsageBucket,
-  type UsageCounters,
-  type UsageDelta,
   addUsage,
   sumUsage,
   sumUsageByBucket,
+  type UsageBucket,
+  type UsageCounters,
+  type UsageDelta,
 } from '../store/repositories/usage.repository.js';
+import type { DB } from '../store/schema.js';
 import type { Clock } from './clock.js';
 
 export type UsageKind = keyof UsageCounters;
@@ -89,7 +89,12 @@ export class UsageMeter {
   }
 
   /** Per-bucket sums for the indexes in [from, to), including unflushed usage. */
-  async buckets(indexIds: string[], from: number, to: number, bucketSeconds: number): Promise<Map<number, UsageCounters>> {
+  async buckets(
+    indexIds: string[],
+    from: number,
+    to: number,
+    bucketSeconds: number,
+  ): Promise<Map<number, UsageCounters>> {
     const rows: UsageBucket[] = await sumUsageByBucket(this.db, indexIds, from, to, bucketSeconds);
     const byBucket = new Map<number, UsageCounters>(rows.map((row) => [row.bucket, row]));
     for (const delta of this.unflushed(indexIds, from, to)) {

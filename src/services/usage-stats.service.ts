@@ -1,6 +1,11 @@
 import type { UsageCounters } from '../store/repositories/usage.repository.js';
 import { type Clock, formatSeriesTime, utcDayStart, utcMonthStart } from './clock.js';
-import type { IndexDataLifecycle, IndexDataSummary, SearchIndexService, ThroughputPoint } from './search-index.service.js';
+import type {
+  IndexDataLifecycle,
+  IndexDataSummary,
+  SearchIndexService,
+  ThroughputPoint,
+} from './search-index.service.js';
 import type { UsageMeter } from './usage-meter.service.js';
 
 export const STATS_PERIODS = ['1h', '3h', '12h', '1d', '3d', '7d', '30d'] as const;
@@ -73,7 +78,13 @@ export class UsageStatsService {
       this.usage.totals([index.id], utcMonthStart(now), now + 60),
       this.data?.describeIndexData(index.id) ?? NO_DATA,
     ]);
-    const seriesOf = (start: number, count: number, step: number, map: Map<number, UsageCounters>, pick: (c: UsageCounters) => number) =>
+    const seriesOf = (
+      start: number,
+      count: number,
+      step: number,
+      map: Map<number, UsageCounters>,
+      pick: (c: UsageCounters) => number,
+    ) =>
       Array.from({ length: count }, (_, i) => {
         const at = start + i * step;
         const counters = map.get(at);
@@ -92,7 +103,10 @@ export class UsageStatsService {
       storage_usage: data.storageBytes,
       query_throughput: seriesOf(firstBucket, points, bucketSeconds, series, (c) => c.queries),
       update_throughput: seriesOf(firstBucket, points, bucketSeconds, series, (c) => c.updates),
-      days: Array.from({ length: DAILY_POINTS }, (_, i) => WEEKDAYS[new Date((firstDay + i * 86_400) * 1000).getUTCDay()]),
+      days: Array.from(
+        { length: DAILY_POINTS },
+        (_, i) => WEEKDAYS[new Date((firstDay + i * 86_400) * 1000).getUTCDay()],
+      ),
       daily_query_requests: seriesOf(firstDay, DAILY_POINTS, 86_400, daily, (c) => c.queries),
       daily_update_requests: seriesOf(firstDay, DAILY_POINTS, 86_400, daily, (c) => c.updates),
       daily_bandwidths: seriesOf(firstDay, DAILY_POINTS, 86_400, daily, (c) => c.bandwidth),

@@ -74,6 +74,9 @@ export async function migrateToLatest(store: Store): Promise<string[]> {
 /** True when the error is a unique-constraint violation, in either dialect. */
 export function isUniqueViolation(error: unknown): boolean {
   const candidate = error as { code?: string } | undefined;
-  return candidate?.code === '23505' || candidate?.code === 'SQLITE_CONSTRAINT_UNIQUE' ||
-    candidate?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+  return (
+    candidate?.code === '23505' ||
+    candidate?.code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    candidate?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
+  );
 }

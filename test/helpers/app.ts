@@ -1,8 +1,8 @@
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { Clock } from '../../src/services/clock.js';
-import { type TestStore, createTestStore } from './store.js';
+import { createTestStore, type TestStore } from './store.js';
 
 export interface TestContext extends TestStore {
   app: FastifyInstance;
@@ -11,12 +11,17 @@ export interface TestContext extends TestStore {
 }
 
 /** A built (not listening) app over a fresh store; env entries override the config. */
-export async function createTestApp(options: { env?: Record<string, string>; clock?: Clock } = {}): Promise<TestContext> {
+export async function createTestApp(
+  options: { env?: Record<string, string>; clock?: Clock } = {},
+): Promise<TestContext> {
   const testStore = await createTestStore();
-  const config = loadConfig({ dataDir: testStore.dataDir, databaseUrl: testStore.databaseUrl }, {
-    LOG_LEVEL: 'silent',
-    ...options.env,
-  });
+  const config = loadConfig(
+    { dataDir: testStore.dataDir, databaseUrl: testStore.databaseUrl },
+    {
+      LOG_LEVEL: 'silent',
+      ...options.env,
+    },
+  );
   const app = await buildApp({ config, store: testStore.store, clock: options.clock, logger: false });
   await app.ready();
   return {
@@ -41,4 +46,22 @@ export function json<T = any>(response: LightMyRequestResponse): T {
   } catch {
     throw new Error(`Response is not JSON (${response.statusCode}): ${response.body.slice(0, 200)}`);
   }
+}
+
+export type Method = 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH';
+
+/** Injects a request with an Authorization header and an optional JSON payload. */
+export function injectAs(
+  app: FastifyInstance,
+  method: Method,
+  url: string,
+  authorization: string | undefined,
+  payload?: unknown,
+): Promise<LightMyRequestResponse> {
+  return app.inject({
+    method,
+    url,
+    headers: authorization === undefined ? {} : { authorization },
+    ...(payload === undefined ? {} : { payload: payload as InjectOptions['payload'] }),
+  });
 }

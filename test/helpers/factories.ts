@@ -10,7 +10,10 @@ export interface TestAccount {
 let counter = 0;
 
 /** Creates an account through the service (as the CLI does) and returns its Basic header. */
-export async function createAccount(app: FastifyInstance, email = `user${++counter}-${Date.now()}@example.com`): Promise<TestAccount> {
+export async function createAccount(
+  app: FastifyInstance,
+  email = `user${++counter}-${Date.now()}@example.com`,
+): Promise<TestAccount> {
   const { api_key } = await app.services.accounts.create(email);
   return { email, apiKey: api_key, auth: basic(email, api_key) };
 }

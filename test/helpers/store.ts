@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { type Store, migrateToLatest, openStore } from '../../src/store/database.js';
+import { migrateToLatest, openStore, type Store } from '../../src/store/database.js';
 
 export interface TestStore {
   store: Store;

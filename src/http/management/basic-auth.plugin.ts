@@ -83,7 +83,11 @@ async function basicAuthPlugin(app: FastifyInstance, options: BasicAuthOptions):
   app.addHook('onRequest', async (request: FastifyRequest) => {
     const retryAfter = throttle.retryAfter(request.ip);
     if (retryAfter > 0) {
-      throw errors.tooMany('too_many_auth_failures', 'Too many failed logins from this address; try again later', retryAfter);
+      throw errors.tooMany(
+        'too_many_auth_failures',
+        'Too many failed logins from this address; try again later',
+        retryAfter,
+      );
     }
     const credentials = parseBasicAuth(request.headers.authorization);
     try {

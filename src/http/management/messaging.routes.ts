@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Services } from '../../services/index.js';
-import { OkSchema, UuidParams, managementErrors } from '../schemas/common.schemas.js';
+import { managementErrors, OkSchema, sendOk, UuidParams } from '../schemas/common.schemas.js';
 import { SetPlanBody } from '../schemas/management.schemas.js';
 
 const tags = ['messaging'];
@@ -53,9 +53,9 @@ export const messagingRoutes: FastifyPluginAsyncTypebox<{ services: Services }> 
           response: { 200: OkSchema, ...managementErrors(...(enabled ? [400, 404] : [404])) },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         await messaging.setProdPack(request.accountEmail, request.params.id, enabled);
-        return 'OK' as const;
+        return sendOk(reply);
       },
     );
   }
@@ -72,9 +72,9 @@ export const messagingRoutes: FastifyPluginAsyncTypebox<{ services: Services }> 
         response: { 200: OkSchema, ...managementErrors(400, 404, 413, 415) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       await messaging.setPlan(request.accountEmail, request.params.id, request.body.plan_name);
-      return 'OK' as const;
+      return sendOk(reply);
     },
   );
 };

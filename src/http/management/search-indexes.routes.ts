@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Services } from '../../services/index.js';
-import { OkSchema, UuidParams, managementErrors } from '../schemas/common.schemas.js';
+import { managementErrors, OkSchema, sendOk, UuidParams } from '../schemas/common.schemas.js';
 import { CreateSearchIndexBody, RenameBody } from '../schemas/management.schemas.js';
 
 const tags = ['search'];
@@ -63,9 +63,9 @@ export const searchIndexRoutes: FastifyPluginAsyncTypebox<{ services: Services }
         response: { 200: OkSchema, ...managementErrors(404) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       await indexes.delete(request.accountEmail, request.params.id);
-      return 'OK' as const;
+      return sendOk(reply);
     },
   );
 
@@ -81,9 +81,9 @@ export const searchIndexRoutes: FastifyPluginAsyncTypebox<{ services: Services }
         response: { 200: OkSchema, ...managementErrors(400, 404, 409, 413, 415) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       await indexes.rename(request.accountEmail, request.params.id, request.body.name);
-      return 'OK' as const;
+      return sendOk(reply);
     },
   );
 
@@ -98,9 +98,9 @@ export const searchIndexRoutes: FastifyPluginAsyncTypebox<{ services: Services }
         response: { 200: OkSchema, ...managementErrors(404) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       await indexes.resetPassword(request.accountEmail, request.params.id);
-      return 'OK' as const;
+      return sendOk(reply);
     },
   );
 };

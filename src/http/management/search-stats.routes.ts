@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Services } from '../../services/index.js';
-import { UuidParams, managementErrors } from '../schemas/common.schemas.js';
+import { managementErrors, UuidParams } from '../schemas/common.schemas.js';
 import { StatsQuery } from '../schemas/management.schemas.js';
 
 const tags = ['search'];

@@ -1,3 +1,4 @@
+import type { FastifyReply } from 'fastify';
 import { type TSchema, type TUnsafe, Type } from 'typebox';
 
 /** A string enum as a plain JSON-schema `enum`, so validation errors list the allowed values. */
@@ -21,6 +22,14 @@ export const ErrorSchema = Type.Object(
 );
 
 export const OkSchema = Type.Literal('OK', { description: 'The JSON string "OK"' });
+
+/**
+ * Fastify sends string payloads verbatim, so the JSON string "OK" must be sent already
+ * encoded, with a JSON content type.
+ */
+export function sendOk(reply: FastifyReply): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send('"OK"');
+}
 
 export const UuidParams = Type.Object({ id: Type.String({ description: 'Resource ID (uuid)' }) });
 

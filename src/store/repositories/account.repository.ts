@@ -13,7 +13,11 @@ export async function insertAccount(db: Executor, row: AccountRow): Promise<void
 }
 
 export async function updateAccountKeyHash(db: Executor, email: string, apiKeyHash: string): Promise<boolean> {
-  const result = await db.updateTable('accounts').set({ api_key_hash: apiKeyHash }).where('email', '=', email).executeTakeFirst();
+  const result = await db
+    .updateTable('accounts')
+    .set({ api_key_hash: apiKeyHash })
+    .where('email', '=', email)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 
@@ -27,7 +31,10 @@ export function listAccounts(db: Executor): Promise<Pick<AccountRow, 'email' | '
 }
 
 export async function countAccounts(db: Executor): Promise<number> {
-  const row = await db.selectFrom('accounts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('accounts')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 

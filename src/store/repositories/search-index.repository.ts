@@ -9,7 +9,11 @@ export async function insertSearchIndex(db: Executor, row: SearchIndexRow): Prom
 }
 
 /** Finds an index only if the account owns it, so another account's index reads as missing. */
-export function findOwnedSearchIndex(db: Executor, customerId: string, id: string): Promise<SearchIndexRow | undefined> {
+export function findOwnedSearchIndex(
+  db: Executor,
+  customerId: string,
+  id: string,
+): Promise<SearchIndexRow | undefined> {
   return db
     .selectFrom('search_indexes')
     .selectAll()

@@ -1,0 +1,67 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { ConfigError, loadConfig } from './config.js';
+
+describe('loadConfig', () => {
+  test('defaults', () => {
+    const config = loadConfig({}, {});
+    expect(config).toMatchObject({
+      host: '127.0.0.1',
+      port: 8080,
+      dataDir: path.resolve('./data'),
+      logLevel: 'info',
+      freeIndexLimit: 1,
+      messagingDefaultPlan: 'paid',
+      authFailureLimit: 20,
+      bodyLimitBytes: 1_048_576,
+      embeddings: { provider: 'builtin' },
+    });
+    expect(config.databaseUrl).toBeUndefined();
+  });
+
+  test('flags win over environment', () => {
+    const config = loadConfig({ port: '9000', host: '0.0.0.0' }, { PORT: '7000', HOST: '10.0.0.1' });
+    expect(config.port).toBe(9000);
+    expect(config.host).toBe('0.0.0.0');
+  });
+
+  test('reports every bad key at once', () => {
+    let error: ConfigError | undefined;
+    try {
+      loadConfig(
+        {},
+        {
+          PORT: 'eighty',
+          DATABASE_URL: 'mysql://x',
+          LOG_LEVEL: 'loud',
+          SEARCHPLANE_ADMIN_EMAIL: 'a@b.c',
+          SEARCHPLANE_EMBEDDINGS_PROVIDER: 'openai',
+        },
+      );
+    } catch (caught) {
+      error = caught as ConfigError;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error?.problems).toHaveLength(5);
+    expect(error?.message).toMatch(/PORT/);
+    expect(error?.message).toMatch(/DATABASE_URL/);
+    expect(error?.message).toMatch(/LOG_LEVEL/);
+    expect(error?.message).toMatch(/SEARCHPLANE_ADMIN_API_KEY/);
+    expect(error?.message).toMatch(/SEARCHPLANE_EMBEDDINGS_URL is required/);
+  });
+
+  test('reads the plans file', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'plans-'));
+    const file = path.join(dir, 'plans.json');
+    writeFileSync(file, JSON.stringify({ fixed: { available: true } }));
+    expect(loadConfig({ plansFile: file }, {}).plans.fixed.available).toBe(true);
+    writeFileSync(file, '{ nope');
+    expect(() => loadConfig({ plansFile: file }, {})).toThrow(ConfigError);
+  });
+
+  test('an embeddings URL selects the openai provider', () => {
+    expect(loadConfig({}, { SEARCHPLANE_EMBEDDINGS_URL: 'http://127.0.0.1:11434' }).embeddings.provider).toBe('openai');
+  });
+});

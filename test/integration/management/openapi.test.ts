@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { createTestApp, json, type TestContext } from '../../helpers/app.js';
+
+let ctx: TestContext;
+beforeAll(async () => {
+  ctx = await createTestApp();
+});
+afterAll(async () => ctx.close());
+
+/** Every registered route as [method, path], read from Fastify's route tree. */
+function registeredRoutes(): [string, string][] {
+  const routes: [string, string][] = [];
+  const stack: string[] = [];
+  for (const line of ctx.app.printRoutes({ commonPrefix: false }).split('\n')) {
+    const match = /^(.*?)── (.+?) \(([A-Z, ]+)\)$/.exec(line);
+    if (!match) continue;
+    const depth = (match[1].length - 1) / 4;
+    stack.length = depth;
+    const path = stack.join('') + match[2];
+    stack.push(match[2]);
+    for (const method of match[3].split(', ')) routes.push([method, path]);
+  }
+  return routes;
+}
+
+test('/openapi.json is OpenAPI 3.1 and documents every API route with its errors', async () => {
+  const response = await ctx.app.inject({ method: 'GET', url: '/openapi.json' });
+  expect(response.statusCode).toBe(200);
+  const document = json(response);
+  expect(document.openapi).toBe('3.1.0');
+
+  const documented = new Set<string>();
+  for (const [path, item] of Object.entries<Record<string, { responses: Record<string, unknown> }>>(document.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      documented.add(`${method.toUpperCase()} ${path}`);
+      if (path.startsWith('/v2/')) {
+        expect(Object.keys(operation.responses), `${method} ${path}`).toEqual(
+          expect.arrayContaining(['200', '401', '429', '500']),
+        );
+      }
+    }
+  }
+  const routes = registeredRoutes();
+  expect(routes.length).toBeGreaterThan(15);
+  for (const [method, url] of routes) {
+    if (url.startsWith('/docs') || url === '/openapi.json' || method === 'HEAD') continue;
+    const path = url.replace(/:([A-Za-z_]+)/g, '{$1}');
+    expect(documented, `${method} ${url}`).toContain(`${method} ${path}`);
+  }
+  expect(document.components.schemas.SearchIndex.required).toHaveLength(21);
+});
+
+test('/docs serves the interactive documentation page', async () => {
+  const response = await ctx.app.inject({ method: 'GET', url: '/docs/' });
+  expect(response.statusCode).toBe(200);
+  expect(response.headers['content-type']).toMatch(/text\/html/);
+  expect(response.body).toContain('swagger');
+});

@@ -1,0 +1,68 @@
+import autocannon from 'autocannon';
+
+/**
+ * Runs autocannon against one route (after an unmeasured warm-up of the same route) and returns
+ * `{ name, rps, p50, p99, non2xx, errors }`. Latencies are in ms from every 2xx response:
+ * autocannon's own histogram rounds to whole milliseconds, too coarse for loopback.
+ */
+export async function measure(name, options) {
+  const base = { connections: options.connections, pipelining: 1, url: options.url };
+  // Per-request options (method, headers, setupRequest) only apply inside `requests`.
+  const requests = options.request ? [options.request] : undefined;
+  await autocannon({ ...base, requests, duration: options.warmupSeconds });
+
+  const latencies = new LatencyRecorder();
+  const run = autocannon({ ...base, requests, duration: options.durationSeconds });
+  run.on('response', (_client, statusCode, _bytes, responseTime) => {
+    if (statusCode >= 200 && statusCode < 300) latencies.record(responseTime);
+  });
+  const result = await run;
+  return {
+    name,
+    rps: result.requests.average,
+    p50: latencies.percentile(50),
+    p99: latencies.percentile(99),
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}
+
+class LatencyRecorder {
+  values = new Float64Array(1 << 16);
+  count = 0;
+
+  record(ms) {
+    if (this.count === this.values.length) {
+      const bigger = new Float64Array(this.values.length * 2);
+      bigger.set(this.values);
+      this.values = bigger;
+    }
+    this.values[this.count++] = ms;
+  }
+
+  percentile(p) {
+    if (this.count === 0) return Number.NaN;
+    const sorted = this.values.subarray(0, this.count).sort();
+    return sorted[Math.min(this.count - 1, Math.ceil((p / 100) * this.count) - 1)];
+  }
+}
+
+/** Prints the results as an aligned table. */
+export function printTable(rows) {
+  const header = ['route', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors'];
+  const lines = rows.map((row) => [
+    row.name,
+    Math.round(row.rps).toLocaleString('en-US'),
+    row.p50.toFixed(2),
+    row.p99.toFixed(2),
+    String(row.non2xx),
+    String(row.errors),
+  ]);
+  const widths = header.map((title, column) => Math.max(title.length, ...lines.map((line) => line[column].length)));
+  const format = (cells) =>
+    cells
+      .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column])))
+      .join('  ');
+  console.log(format(header));
+  for (const line of lines) console.log(format(line));
+}

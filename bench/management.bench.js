@@ -1,0 +1,136 @@
+// Management API benchmark (npm run bench). Starts searchplane on a temp data dir and a bare
+// Fastify app for comparison, then measures each route with autocannon on loopback, one after the
+// other: a constant route, GET /v2/search/{id} with Basic auth, POST /v2/search (create).
+// Prints numbers; it is not a timed test.
+//
+// Environment: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, 2), BENCH_CONNECTIONS (10),
+// BENCH_LOG_LEVEL (warn; "info" adds two request log lines per request to both servers),
+// BENCH_DATABASE_URL (measure on PostgreSQL instead of SQLite), BENCH_ROUTES (a subset of
+// "bare,get,create"), BENCH_PROFILE=1 (run searchplane under `node --cpu-prof` and print where its
+// CPU time went; best with one route in BENCH_ROUTES).
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { requestJson, spawnServer } from './lib/bench-processes.js';
+import { summarizeCpuProfile } from './lib/cpu-profile-summary.js';
+import { measure, printTable } from './lib/load-test.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const durationSeconds = Number(process.env.BENCH_DURATION ?? 10);
+const warmupSeconds = Number(process.env.BENCH_WARMUP ?? 2);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const logLevel = process.env.BENCH_LOG_LEVEL ?? 'warn';
+const databaseUrl = process.env.BENCH_DATABASE_URL;
+const profile = process.env.BENCH_PROFILE === '1';
+const routes = new Set((process.env.BENCH_ROUTES ?? 'bare,get,create').split(','));
+
+const email = 'bench@example.com';
+const apiKey = 'bench-api-key-0123456789abcdef';
+const authorization = `Basic ${Buffer.from(`${email}:${apiKey}`).toString('base64')}`;
+
+const workDir = mkdtempSync(path.join(os.tmpdir(), 'searchplane-bench-'));
+const profileDir = path.join(workDir, 'profiles');
+const servers = [];
+try {
+  const searchplane = await spawnServer({
+    args: [
+      ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+      path.join(root, 'bin/searchplane.js'),
+      'serve',
+      '--port',
+      '0',
+      '--data-dir',
+      path.join(workDir, 'data'),
+      ...(databaseUrl ? ['--database-url', databaseUrl] : []),
+    ],
+    env: { LOG_LEVEL: logLevel, SEARCHPLANE_ADMIN_EMAIL: email, SEARCHPLANE_ADMIN_API_KEY: apiKey },
+    logFile: path.join(workDir, 'searchplane.log'),
+  });
+  servers.push(searchplane);
+
+  const index = await requestJson(`${searchplane.url}/v2/search`, {
+    method: 'POST',
+    headers: { authorization },
+    body: { name: 'bench-target', region: 'us-central1', type: 'payg' },
+  });
+  const record = await (await fetch(`${searchplane.url}/v2/search/${index.id}`, { headers: { authorization } })).text();
+  const bare = await spawnServer({
+    args: [path.join(root, 'bench/lib/bare-fastify.server.js')],
+    env: { LOG_LEVEL: logLevel, BENCH_RECORD: record },
+    logFile: path.join(workDir, 'bare.log'),
+  });
+  servers.push(bare);
+
+  const common = { connections, durationSeconds, warmupSeconds };
+  const results = {};
+  if (routes.has('bare')) {
+    results.bare = await measure('bare Fastify route (constant)', { ...common, url: `${bare.url}/` });
+    results.bareRecord = await measure(`bare Fastify route (${record.length} B constant)`, {
+      ...common,
+      url: `${bare.url}/record`,
+    });
+  }
+  if (routes.has('get')) {
+    results.get = await measure('GET /v2/search/{id} (Basic auth)', {
+      ...common,
+      url: `${searchplane.url}/v2/search/${index.id}`,
+      request: { method: 'GET', headers: { authorization } },
+    });
+  }
+  if (routes.has('create')) {
+    let created = 0;
+    results.create = await measure('POST /v2/search (create)', {
+      ...common,
+      url: `${searchplane.url}/v2/search`,
+      request: {
+        method: 'POST',
+        headers: { authorization, 'content-type': 'application/json' },
+        // A fresh name for every request: names are unique per account.
+        setupRequest: (request) => ({
+          ...request,
+          body: JSON.stringify({ name: `bench-${++created}`, region: 'eu-west-1', type: 'payg' }),
+        }),
+      },
+    });
+  }
+
+  console.log(
+    `\nsearchplane management benchmark: Node ${process.version}, ${os.cpus().length} CPUs, autocannon ` +
+      `${connections} connections, ${durationSeconds} s per route after ${warmupSeconds} s warm-up, loopback, ` +
+      `log level ${logLevel}, store ${databaseUrl ? 'PostgreSQL' : 'SQLite (WAL, synchronous=NORMAL)'}\n`,
+  );
+  printTable(Object.values(results));
+  if (results.bare && results.get) {
+    const ratio = results.get.rps / results.bare.rps;
+    console.log(
+      `\nGET /v2/search/{id} vs bare route: ${ratio.toFixed(2)}x  (target >= 0.60x: ${ratio >= 0.6 ? 'met' : 'MISSED'})`,
+    );
+    const sized = results.bareRecord.rps / results.bare.rps;
+    console.log(`bare route with a record-sized constant vs bare route: ${sized.toFixed(2)}x (the bytes alone)`);
+  }
+  if (results.create) {
+    const rate = results.create.rps;
+    console.log(
+      `create: ${Math.round(rate).toLocaleString('en-US')}/s  (target >= 2,000/s: ${rate >= 2000 ? 'met' : 'MISSED'})`,
+    );
+  }
+  const failed = Object.values(results).filter((result) => result.non2xx > 0 || result.errors > 0);
+  if (failed.length > 0)
+    console.log(`\nWARNING: failed requests in: ${failed.map((result) => result.name).join(', ')}`);
+} finally {
+  await Promise.all(servers.map((server) => server.stop()));
+  if (profile) {
+    for (const file of readdirSync(profileDir).filter((name) => name.endsWith('.cpuprofile'))) {
+      summarizeCpuProfile(path.join(profileDir, file));
+    }
+    const kept = path.join(os.tmpdir(), `searchplane-bench-${Date.now()}.cpuprofile`);
+    const [first] = readdirSync(profileDir);
+    if (first) {
+      const { copyFileSync } = await import('node:fs');
+      copyFileSync(path.join(profileDir, first), kept);
+      console.log(`\nprofile kept at ${kept} (open in Chrome DevTools > Performance)`);
+    }
+  }
+  rmSync(workDir, { recursive: true, force: true });
+}

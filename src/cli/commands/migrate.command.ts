@@ -1,0 +1,18 @@
+import { Command } from 'commander';
+import { migrateToLatest, openStore } from '../../store/database.js';
+import { addStoreOptions, configFrom, printJson } from '../cli-support.js';
+
+/** `searchplane migrate`: applies pending migrations and prints `{"applied": [...]}` (empty when up to date). */
+export function migrateCommand(): Command {
+  return addStoreOptions(new Command('migrate'))
+    .description('apply pending database migrations (a no-op when up to date)')
+    .action(async (flags) => {
+      const config = configFrom(flags);
+      const store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+      try {
+        printJson({ applied: await migrateToLatest(store) });
+      } finally {
+        await store.close();
+      }
+    });
+}

@@ -1,0 +1,44 @@
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError } from 'commander';
+import { EXIT_USAGE, reportFailure } from './cli-support.js';
+import { accountsCommand } from './commands/accounts.command.js';
+import { migrateCommand } from './commands/migrate.command.js';
+import { serveCommand } from './commands/serve.command.js';
+
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
+
+/** The `searchplane` command tree. */
+export function buildCli(): Command {
+  const program = new Command('searchplane')
+    .description('Self-hosted search indexes: management API, data plane and account tools')
+    .version(version);
+  program.addCommand(serveCommand());
+  program.addCommand(migrateCommand());
+  program.addCommand(accountsCommand());
+  throwOnUsageErrors(program);
+  return program;
+}
+
+/** Makes commander throw instead of exiting, on every level, so usage errors exit with 2. */
+function throwOnUsageErrors(command: Command): void {
+  command.exitOverride().showHelpAfterError('(add --help for usage)');
+  for (const sub of command.commands) throwOnUsageErrors(sub);
+}
+
+/** Runs the CLI; resolves to the process exit code (serve keeps running until a signal). */
+export async function runCli(argv: string[]): Promise<number> {
+  try {
+    await buildCli().parseAsync(argv);
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : EXIT_USAGE;
+    return reportFailure(error);
+  }
+}
+
+const code = await runCli(process.argv);
+// A failed start may leave handles open (pool, engine files); do not hang on them. Success
+// exits on its own, so stdout is flushed and `serve` keeps running.
+if (code !== 0) process.exit(code);

@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import { createBuiltinEmbedder } from './builtin-embedder.js';
+import { createBuiltinEnricher, editDistance } from './builtin-enricher.js';
+import { createBuiltinReranker } from './builtin-reranker.js';
+import type { Vocabulary } from './provider-types.js';
+import { dot } from './vector-math.js';
+
+const vocabularyOf = (terms: string[]): Vocabulary => ({
+  has: (term) => terms.includes(term),
+  termsOfLength: (length) => terms.filter((term) => term.length === length),
+});
+
+describe('builtin embedder', () => {
+  const embedder = createBuiltinEmbedder();
+
+  it('is deterministic, L2-normalized and 256-dimensional by default', async () => {
+    const [a, b] = await embedder.embed(['Hybrid search engine', 'Hybrid search engine']);
+    expect(embedder.dimensions).toBe(256);
+    expect(a).toHaveLength(256);
+    expect(Array.from(a)).toEqual(Array.from(b));
+    expect(dot(a, a)).toBeCloseTo(1, 5);
+    expect((await createBuiltinEmbedder(64).embed(['x']))[0]).toHaveLength(64);
+  });
+
+  it('scores a misspelling closer than unrelated words', async () => {
+    const [search, typo, unrelated, other] = await embedder.embed(['search', 'serach', 'banana', 'elephant']);
+    expect(dot(search, typo)).toBeGreaterThan(0.3);
+    expect(dot(search, typo)).toBeGreaterThan(dot(search, unrelated) + 0.2);
+    expect(dot(search, typo)).toBeGreaterThan(dot(search, other) + 0.2);
+  });
+
+  it('scores shared words above disjoint texts and folds case and accents', async () => {
+    const [a, b, c, d] = await embedder.embed([
+      'fast vector search',
+      'vector search engine',
+      'cooking pasta at home',
+      'FAST Véctor SEARCH',
+    ]);
+    expect(dot(a, b)).toBeGreaterThan(dot(a, c) + 0.3);
+    expect(dot(a, d)).toBeCloseTo(1, 5);
+  });
+
+  it('embeds empty text as the zero vector', async () => {
+    const [empty] = await embedder.embed(['']);
+    expect(dot(empty, empty)).toBe(0);
+  });
+});
+
+describe('builtin reranker', () => {
+  const reranker = createBuiltinReranker();
+
+  it('prefers exact phrase, full coverage and a matching short field', async () => {
+    const docs = [
+      { id: 'scattered', text: 'a search for many things\nsome engine parts and more text about cars' },
+      { id: 'phrase', text: 'Search engine\nbuilding a search engine from scratch' },
+      { id: 'partial', text: 'search tips and tricks for everyone' },
+      { id: 'none', text: 'gardening in spring' },
+    ];
+    const scores = await reranker.rerank('search engine', docs);
+    const order = docs
+      .map((doc, i) => [doc.id, scores[i]] as const)
+      .sort((a, b) => b[1] - a[1])
+      .map(([id]) => id);
+    expect(order).toEqual(['phrase', 'scattered', 'partial', 'none']);
+    for (const score of scores) expect(score).toBeGreaterThanOrEqual(0);
+    for (const score of scores) expect(score).toBeLessThanOrEqual(1);
+    expect(await reranker.rerank('search engine', docs)).toEqual(scores);
+  });
+
+  it('blends in the first-stage score', async () => {
+    const docs = [
+      { id: 'a', text: 'alpha', score: 0.9 },
+      { id: 'b', text: 'alpha', score: 0.1 },
+    ];
+    const [a, b] = await reranker.rerank('alpha', docs);
+    expect(a).toBeGreaterThan(b);
+  });
+});
+
+describe('builtin enricher', () => {
+  const enricher = createBuiltinEnricher();
+  const vocabulary = vocabularyOf(['search', 'engine', 'engines', 'searching', 'elephant', 'vector', 'sector']);
+
+  it('replaces unknown terms with the closest indexed spellings', async () => {
+    expect(await enricher.expand('serach engnie', vocabulary)).toBe('search engine');
+    expect(await enricher.expand('elphant serching', vocabulary)).toBe('elephant searching');
+    expect(await enricher.expand('vectr', vocabulary)).toBe('vector');
+    expect(await enricher.expand('xector', vocabulary)).toBe('sector vector');
+  });
+
+  it('keeps known, short, numeric and unmatched terms', async () => {
+    expect(await enricher.expand('search the 2024 zzzzzz', vocabulary)).toBe('search the 2024 zzzzzz');
+  });
+
+  it('computes edit distance with transpositions and a cut-off', () => {
+    expect(editDistance('serach', 'search', 2)).toBe(1);
+    expect(editDistance('kitten', 'sitting', 3)).toBe(3);
+    expect(editDistance('abc', 'abc', 1)).toBe(0);
+    expect(editDistance('abcdef', 'uvwxyz', 2)).toBe(3);
+  });
+});

@@ -1,0 +1,159 @@
+import type { DocumentStore } from './document-store.js';
+import type { SqlFragment } from './filter-sql.js';
+import type { DocumentOutput, JsonObject, ReadOptions } from './types.js';
+import { blobToVector } from './vector-math.js';
+
+/** A documents row as selected by {@link columns}. */
+interface DocumentRow {
+  label: number;
+  id: string;
+  content?: string;
+  metadata?: string | null;
+}
+
+/** One full-text match: its label and BM25 score (positive, higher is better). */
+export interface TextMatch {
+  label: number;
+  score: number;
+}
+
+/** The select list for the requested parts; JSONB is converted to JSON text by SQLite. */
+function columns(options: ReadOptions): string {
+  return `label, id${options.includeData ? ', json(content) AS content' : ''}${options.includeMetadata ? ', json(metadata) AS metadata' : ''}`;
+}
+
+/** Output shape: `content` / `metadata` keys only when requested (and, for metadata, present). */
+export function toOutput(row: DocumentRow, options: ReadOptions): DocumentOutput {
+  const output: DocumentOutput = { id: row.id };
+  if (options.includeData && row.content !== undefined) output.content = JSON.parse(row.content) as JsonObject;
+  if (options.includeMetadata && row.metadata) output.metadata = JSON.parse(row.metadata) as JsonObject;
+  return output;
+}
+
+export function fetchByIds(
+  store: DocumentStore,
+  nsId: number,
+  ids: string[],
+  options: ReadOptions,
+): (DocumentOutput | null)[] {
+  const rows = store.all<DocumentRow>(
+    `SELECT ${columns(options)} FROM documents WHERE ns = ? AND id IN (SELECT value FROM json_each(?))`,
+    nsId,
+    JSON.stringify(ids),
+  );
+  const byId = new Map(rows.map((row) => [row.id, toOutput(row, options)]));
+  return ids.map((id) => byId.get(id) ?? null);
+}
+
+/**
+ * Documents ordered by id: after `after` (exclusive), starting with `prefix`, at most `limit`.
+ * Keyset pagination on the (ns, id) index, so pages stay consistent under concurrent writes.
+ */
+export function listDocuments(
+  store: DocumentStore,
+  nsId: number,
+  range: { after: string; prefix: string; limit: number },
+  options: ReadOptions,
+): DocumentOutput[] {
+  const prefix = range.prefix ? idPrefixCondition(range.prefix) : { sql: '1', params: [] };
+  const rows = store.all<DocumentRow>(
+    `SELECT ${columns(options)} FROM documents WHERE ns = ? AND id > ? AND ${prefix.sql} ORDER BY id LIMIT ?`,
+    nsId,
+    range.after,
+    ...prefix.params,
+    range.limit,
+  );
+  return rows.map((row) => toOutput(row, options));
+}
+
+/**
+ * `id` starts with `prefix`, as an index range: every such id sorts below prefix + byte 0xF5,
+ * a byte that never occurs in UTF-8.
+ */
+export function idPrefixCondition(prefix: string): { sql: string; params: (string | Buffer)[] } {
+  return {
+    sql: 'id >= ? AND id < CAST(? AS TEXT)',
+    params: [prefix, Buffer.concat([Buffer.from(prefix), Buffer.from([0xf5])])],
+  };
+}
+
+/** Current rows for labels; labels of deleted or replaced versions are simply absent. */
+export function rowsByLabels(store: DocumentStore, labels: number[], options: ReadOptions): Map<number, DocumentRow> {
+  const rows = store.all<DocumentRow>(
+    `SELECT ${columns(options)} FROM documents WHERE label IN (SELECT value FROM json_each(?))`,
+    JSON.stringify(labels),
+  );
+  return new Map(rows.map((row) => [row.label, row]));
+}
+
+/** Stored embeddings for labels that still exist. */
+export function vectorsByLabels(store: DocumentStore, labels: Iterable<number>): Map<number, Float32Array> {
+  const select = store.statement('SELECT vector FROM embeddings WHERE label = ?').pluck(true);
+  const vectors = new Map<number, Float32Array>();
+  for (const label of labels) {
+    const blob = select.get(label) as Buffer | undefined;
+    if (blob) vectors.set(label, blobToVector(blob));
+  }
+  return vectors;
+}
+
+/** Full-text candidates: the best matches, plus the scores of other labels that match at all. */
+export interface TextCandidates {
+  /** The best `limit` matches, best first. */
+  top: TextMatch[];
+  /** BM25 of every label in `top` and of each requested label that matches. */
+  scores: Map<number, number>;
+}
+
+/**
+ * One FTS5 pass for both needs of hybrid ranking: the top `limit` BM25 matches of the namespace
+ * (optionally restricted by a compiled filter) and the BM25 of `labels` (the vector candidates).
+ * The MATCH runs once (materialized CTE); per-rowid MATCH lookups would cost ~40 µs per label.
+ */
+export function fullTextCandidates(
+  store: DocumentStore,
+  nsId: number,
+  match: string,
+  limit: number,
+  labels: number[],
+  filter?: SqlFragment,
+): TextCandidates {
+  const fts = store.ftsTable(nsId);
+  const matches = filter
+    ? `SELECT ${fts}.rowid AS label, -bm25(${fts}) AS score FROM ${fts} JOIN documents d ON d.label = ${fts}.rowid
+       WHERE ${fts} MATCH ? AND (${filter.sql})`
+    : `SELECT rowid AS label, -bm25(${fts}) AS score FROM ${fts} WHERE ${fts} MATCH ?`;
+  const rows = store.all<TextMatch & { top: number }>(
+    `WITH m AS MATERIALIZED (${matches})
+     SELECT * FROM (SELECT label, score, 1 AS top FROM m ORDER BY score DESC LIMIT ?)
+     UNION ALL SELECT label, score, 0 FROM m WHERE label IN (SELECT value FROM json_each(?))`,
+    match,
+    ...(filter?.params ?? []),
+    limit,
+    JSON.stringify(labels),
+  );
+  return {
+    top: rows.filter((row) => row.top === 1).map(({ label, score }) => ({ label, score })),
+    scores: new Map(rows.map((row) => [row.label, row.score])),
+  };
+}
+
+/** Labels of the namespace's documents matching a compiled filter. */
+export function filterLabels(store: DocumentStore, nsId: number, filter: SqlFragment): number[] {
+  // A namespace holding most of the index is read faster by a table scan than through the
+  // (ns, id) index, whose row lookups jump around the table; the unary + disables the index.
+  const scan = store.documentCount(nsId) * 4 > store.totalCount() ? '+' : '';
+  return store.labels(
+    `SELECT label FROM documents d WHERE ${scan}d.ns = ? AND (${filter.sql})`,
+    nsId,
+    ...filter.params,
+  );
+}
+
+/** Every term in the namespace's full-text index. */
+export function vocabularyTerms(store: DocumentStore, nsId: number): string[] {
+  return store
+    .statement(`SELECT term FROM ${store.ftsTable(nsId)}_vocab`)
+    .pluck(true)
+    .all() as string[];
+}

@@ -1,0 +1,216 @@
+import Database from 'better-sqlite3';
+import { AppError } from '../errors.js';
+import type { PreparedDocument } from './document-validation.js';
+import { vectorToBlob } from './vector-math.js';
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS namespaces (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE);
+  -- label = rowid: a fresh AUTOINCREMENT value per document version, never reused, so an HNSW label
+  -- can always be checked against SQLite and stale vectors are recognizable forever.
+  CREATE TABLE IF NOT EXISTS documents (
+    label INTEGER PRIMARY KEY AUTOINCREMENT,
+    ns INTEGER NOT NULL,
+    id TEXT NOT NULL,
+    content BLOB NOT NULL,
+    metadata BLOB
+  );
+  CREATE UNIQUE INDEX IF NOT EXISTS documents_ns_id ON documents (ns, id);
+  -- Vectors live apart so that filter scans over documents do not page through them.
+  CREATE TABLE IF NOT EXISTS embeddings (label INTEGER PRIMARY KEY, vector BLOB NOT NULL);
+`;
+
+/** Outcome of one atomic write: labels that now exist and labels that no longer do. */
+export interface WriteResult {
+  added: { label: number; vector: Float32Array }[];
+  removed: number[];
+}
+
+/**
+ * One index's SQLite file: namespaces, documents (content/metadata as JSONB so filters skip JSON
+ * parsing), embeddings, and one contentless FTS5 table per namespace (so BM25 statistics, reset and
+ * namespace deletion are per namespace). WAL + synchronous=NORMAL: a committed write survives a
+ * process crash; only an OS crash can lose the last transactions.
+ */
+export class DocumentStore {
+  readonly db: Database.Database;
+  private readonly statements = new Map<string, Database.Statement>();
+  private readonly namespaceIds = new Map<string, number>();
+  private readonly counts = new Map<number, number>();
+
+  constructor(file: string) {
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    // Filter scans read every row of a namespace: memory-mapped reads and a bigger page cache
+    // make them ~2x faster than SQLite's 2 MB default cache (pages are shared with the OS cache).
+    this.db.pragma('mmap_size = 1073741824');
+    this.db.pragma('cache_size = -65536');
+    this.db.exec(SCHEMA);
+    for (const row of this.all<{ id: number; name: string }>('SELECT id, name FROM namespaces')) {
+      this.namespaceIds.set(row.name, row.id);
+      this.counts.set(row.id, 0);
+    }
+    for (const row of this.all<{ ns: number; n: number }>('SELECT ns, count(*) AS n FROM documents GROUP BY ns')) {
+      this.counts.set(row.ns, row.n);
+    }
+  }
+
+  /** A cached prepared statement; SQL is always built from constants and numeric ids, never user text. */
+  statement(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  all<T>(sql: string, ...params: unknown[]): T[] {
+    return this.statement(sql)
+      .pluck(false)
+      .all(...params) as T[];
+  }
+
+  /** The first column of every row, for queries selecting labels. */
+  labels(sql: string, ...params: unknown[]): number[] {
+    return this.statement(sql)
+      .pluck(true)
+      .all(...params) as number[];
+  }
+
+  getMeta(key: string): string | undefined {
+    return (this.statement('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value;
+  }
+
+  setMeta(key: string, value: string): void {
+    this.statement(
+      'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+    ).run(key, value);
+  }
+
+  namespaceId(name: string): number | undefined {
+    return this.namespaceIds.get(name);
+  }
+
+  namespaces(): [string, number][] {
+    return [...this.namespaceIds];
+  }
+
+  documentCount(nsId: number): number {
+    return this.counts.get(nsId) ?? 0;
+  }
+
+  totalCount(): number {
+    let total = 0;
+    for (const count of this.counts.values()) total += count;
+    return total;
+  }
+
+  /** Name of the namespace's FTS5 table; `nsId` is an integer from SQLite, so this is injection-safe. */
+  ftsTable(nsId: number): string {
+    return `fts_${nsId}`;
+  }
+
+  /**
+   * Replaces documents by (namespace, id) in one transaction, creating the namespace on first use.
+   * Rolls back everything with `vector_limit_exceeded` when the index would grow past `maxVectorCount`.
+   */
+  write(namespace: string, docs: PreparedDocument[], vectors: Float32Array[], maxVectorCount: number): WriteResult {
+    const result: WriteResult = { added: [], removed: [] };
+    const totalBefore = this.totalCount();
+    const nsId = this.db.transaction(() => {
+      const id = this.ensureNamespace(namespace);
+      const fts = this.ftsTable(id);
+      const remove = this.statement('DELETE FROM documents WHERE ns = ? AND id = ? RETURNING label');
+      const insert = this.statement(
+        'INSERT INTO documents (ns, id, content, metadata) VALUES (?, ?, jsonb(?), jsonb(?))',
+      );
+      const insertVector = this.statement('INSERT INTO embeddings (label, vector) VALUES (?, ?)');
+      const insertText = this.statement(`INSERT INTO ${fts} (rowid, text) VALUES (?, ?)`);
+      docs.forEach((doc, i) => {
+        const old = remove.get(id, doc.id) as { label: number } | undefined;
+        if (old) {
+          this.removeIndexEntries(id, [old.label]);
+          result.removed.push(old.label);
+        }
+        const label = Number(insert.run(id, doc.id, doc.content, doc.metadata).lastInsertRowid);
+        insertVector.run(label, vectorToBlob(vectors[i]));
+        insertText.run(label, doc.text);
+        result.added.push({ label, vector: vectors[i] });
+      });
+      const totalAfter = totalBefore + result.added.length - result.removed.length;
+      if (maxVectorCount >= 0 && totalAfter > maxVectorCount && totalAfter > totalBefore) {
+        throw new AppError('vector_limit_exceeded', `This index is limited to ${maxVectorCount} documents`, {
+          details: [{ field: 'documents', message: `the upsert would bring the index to ${totalAfter} documents` }],
+        });
+      }
+      return id;
+    })();
+    this.namespaceIds.set(namespace, nsId);
+    this.counts.set(nsId, this.documentCount(nsId) + result.added.length - result.removed.length);
+    return result;
+  }
+
+  /** Deletes the documents a `SELECT label ...` query returns (params follow), in one transaction. */
+  deleteWhere(nsId: number, labelQuery: string, params: unknown[]): number[] {
+    const labels = this.db.transaction(() => {
+      const found = this.labels(labelQuery, ...params);
+      const remove = this.statement('DELETE FROM documents WHERE label = ?');
+      for (const label of found) remove.run(label);
+      this.removeIndexEntries(nsId, found);
+      return found;
+    })();
+    this.counts.set(nsId, this.documentCount(nsId) - labels.length);
+    return labels;
+  }
+
+  /** Removes every document of the namespace; with `drop` the namespace itself too. */
+  clearNamespace(nsId: number, drop: boolean): void {
+    const fts = this.ftsTable(nsId);
+    this.db.transaction(() => {
+      this.statement('DELETE FROM embeddings WHERE label IN (SELECT label FROM documents WHERE ns = ?)').run(nsId);
+      this.statement('DELETE FROM documents WHERE ns = ?').run(nsId);
+      // Recreating the FTS table is much faster than deleting its rows one by one.
+      this.db.exec(`DROP TABLE IF EXISTS ${fts}_vocab; DROP TABLE IF EXISTS ${fts};`);
+      if (drop) this.statement('DELETE FROM namespaces WHERE id = ?').run(nsId);
+      else this.createFtsTable(nsId);
+    })();
+    this.statements.clear(); // statements on the dropped FTS table are invalid now
+    this.counts.set(nsId, 0);
+    if (drop) {
+      this.counts.delete(nsId);
+      for (const [name, id] of this.namespaceIds) if (id === nsId) this.namespaceIds.delete(name);
+    }
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  private ensureNamespace(name: string): number {
+    const existing = this.statement('SELECT id FROM namespaces WHERE name = ?').get(name) as { id: number } | undefined;
+    if (existing) return existing.id;
+    const id = Number(this.statement('INSERT INTO namespaces (name) VALUES (?)').run(name).lastInsertRowid);
+    this.createFtsTable(id);
+    return id;
+  }
+
+  private createFtsTable(nsId: number): void {
+    const fts = this.ftsTable(nsId);
+    // Contentless: the text is derived from `content` and needed only for indexing, so it is not stored twice.
+    this.db.exec(
+      `CREATE VIRTUAL TABLE IF NOT EXISTS ${fts} USING fts5(text, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+       CREATE VIRTUAL TABLE IF NOT EXISTS ${fts}_vocab USING fts5vocab(${fts}, row);`,
+    );
+  }
+
+  private removeIndexEntries(nsId: number, labels: number[]): void {
+    const removeVector = this.statement('DELETE FROM embeddings WHERE label = ?');
+    const removeText = this.statement(`DELETE FROM ${this.ftsTable(nsId)} WHERE rowid = ?`);
+    for (const label of labels) {
+      removeVector.run(label);
+      removeText.run(label);
+    }
+  }
+}

@@ -1,0 +1,80 @@
+import { AppError } from '../errors.js';
+import { flattenText } from './text-tokens.js';
+import type { DocumentInput, JsonObject } from './types.js';
+
+/** Per-document limits, enforced before anything is embedded or written. */
+export const DOCUMENT_LIMITS = {
+  idMaxLength: 256,
+  textMaxLength: 4096,
+  metadataMaxBytes: 48 * 1024,
+} as const;
+
+/** A validated document with its serialized parts and flattened text. */
+export interface PreparedDocument {
+  id: string;
+  content: string;
+  metadata: string | null;
+  text: string;
+}
+
+/**
+ * Validates a batch and returns one entry per distinct id (the last occurrence wins, as if the
+ * upserts had been applied in order). Throws `invalid_request` for malformed input and
+ * `document_too_large` for limit violations, naming the document id and the limit.
+ */
+export function prepareDocuments(docs: unknown): PreparedDocument[] {
+  if (!Array.isArray(docs)) throw new AppError('invalid_request', 'documents must be an array');
+  const byId = new Map<string, PreparedDocument>();
+  docs.forEach((doc: Partial<DocumentInput> | null, position) => {
+    const prepared = prepareDocument(doc, position);
+    byId.delete(prepared.id); // keep the map in last-write order
+    byId.set(prepared.id, prepared);
+  });
+  return [...byId.values()];
+}
+
+function prepareDocument(doc: Partial<DocumentInput> | null, position: number): PreparedDocument {
+  if (!isPlainObject(doc)) throw invalid(`documents[${position}]`, 'must be an object');
+  const { id, content, metadata } = doc;
+  if (typeof id !== 'string' || id.length === 0)
+    throw invalid(`documents[${position}].id`, 'must be a non-empty string');
+  if (id.length > DOCUMENT_LIMITS.idMaxLength) {
+    throw tooLarge(id, 'id', `id is longer than ${DOCUMENT_LIMITS.idMaxLength} characters`);
+  }
+  if (!isPlainObject(content)) throw invalid(`documents[${position}].content`, `must be an object (document '${id}')`);
+  if (metadata !== undefined && metadata !== null && !isPlainObject(metadata)) {
+    throw invalid(`documents[${position}].metadata`, `must be an object (document '${id}')`);
+  }
+  const text = flattenText(content);
+  if (text.length > DOCUMENT_LIMITS.textMaxLength) {
+    throw tooLarge(
+      id,
+      'content',
+      `content text is ${text.length} characters; the limit is ${DOCUMENT_LIMITS.textMaxLength}`,
+    );
+  }
+  const metadataJson = isPlainObject(metadata) ? JSON.stringify(metadata) : null;
+  const metadataBytes = metadataJson === null ? 0 : Buffer.byteLength(metadataJson);
+  if (metadataBytes > DOCUMENT_LIMITS.metadataMaxBytes) {
+    throw tooLarge(
+      id,
+      'metadata',
+      `metadata is ${metadataBytes} bytes; the limit is ${DOCUMENT_LIMITS.metadataMaxBytes}`,
+    );
+  }
+  return { id, content: JSON.stringify(content), metadata: metadataJson, text };
+}
+
+function isPlainObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function invalid(field: string, problem: string): AppError {
+  return new AppError('invalid_request', `${field} ${problem}`, { details: [{ field, message: problem }] });
+}
+
+function tooLarge(id: string, field: string, problem: string): AppError {
+  return new AppError('document_too_large', `Document '${id.slice(0, 64)}': ${problem}`, {
+    details: [{ field, message: problem }],
+  });
+}

@@ -1,0 +1,309 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AppError } from '../errors.js';
+import { createBuiltinEmbedder } from './builtin-embedder.js';
+import { indexed, NO_LIMIT, searchRequest, tempDir, testEngine } from './test-fixtures.js';
+import type { IndexEngine, SearchEngine } from './types.js';
+
+const ALL = { includeData: true, includeMetadata: true };
+const IDS_ONLY = { includeData: false, includeMetadata: false };
+
+async function rejection(promise: Promise<unknown>): Promise<AppError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(AppError);
+  return error as AppError;
+}
+
+describe('embedded index', () => {
+  let temp: ReturnType<typeof tempDir>;
+  let engine: SearchEngine;
+  let index: IndexEngine;
+
+  beforeEach(async () => {
+    temp = tempDir();
+    engine = testEngine(temp.dir);
+    index = await engine.open('idx');
+  });
+  afterEach(async () => {
+    await engine.close();
+    temp.remove();
+  });
+
+  it('upserts, replaces by id and fetches aligned with the ids', async () => {
+    await index.upsert(
+      '',
+      [
+        { id: 'a', content: { title: 'first' }, metadata: { v: 1 } },
+        { id: 'b', content: { title: 'bee' } },
+      ],
+      NO_LIMIT,
+    );
+    await index.upsert('', [{ id: 'a', content: { title: 'second' } }], NO_LIMIT);
+    expect(await index.fetch('', { ids: ['a', 'missing', 'b'] }, ALL)).toEqual([
+      { id: 'a', content: { title: 'second' } },
+      null,
+      { id: 'b', content: { title: 'bee' } },
+    ]);
+    expect(await index.fetch('', { ids: ['a'] }, { includeData: false, includeMetadata: true })).toEqual([{ id: 'a' }]);
+    const hits = (await index.search('', searchRequest('first second', { semanticWeight: 0 }))).hits;
+    expect(hits.map((hit) => [hit.id, hit.content])).toEqual([['a', { title: 'second' }]]);
+    expect((await index.info()).vectorCount).toBe(2);
+  });
+
+  it('applies the last occurrence of a repeated id within one batch', async () => {
+    await index.upsert(
+      '',
+      [
+        { id: 'x', content: { n: 'one' } },
+        { id: 'x', content: { n: 'two' } },
+      ],
+      NO_LIMIT,
+    );
+    expect(await index.fetch('', { ids: ['x'] }, ALL)).toEqual([{ id: 'x', content: { n: 'two' } }]);
+    expect((await index.info()).vectorCount).toBe(1);
+  });
+
+  it('fetches and deletes by prefix, by ids and by filter', async () => {
+    const docs = ['user:1', 'user:2', 'user:10', 'users', 'item:1'].map((id, n) => ({
+      id,
+      content: { n, kind: id.split(':')[0] },
+    }));
+    await index.upsert('ns', docs, NO_LIMIT);
+    expect((await index.fetch('ns', { prefix: 'user:', limit: 10 }, IDS_ONLY)).map((d) => d!.id)).toEqual([
+      'user:1',
+      'user:10',
+      'user:2',
+    ]);
+    expect((await index.fetch('ns', { prefix: 'user', limit: 2 }, IDS_ONLY)).map((d) => d!.id)).toEqual([
+      'user:1',
+      'user:10',
+    ]);
+    expect(await index.delete('ns', { ids: ['user:1', 'nope'] })).toBe(1);
+    expect(await index.delete('ns', { prefix: 'user:' })).toBe(2);
+    expect(await index.delete('ns', { filter: "kind = 'item'" })).toBe(1);
+    expect((await index.range('ns', { cursor: '', limit: 10, ...IDS_ONLY })).documents).toEqual([{ id: 'users' }]);
+    expect(await index.delete('other', { ids: ['users'] })).toBe(0);
+    expect((await rejection(index.delete('ns', { filter: 'kind =' }))).code).toBe('invalid_filter');
+    expect((await rejection(index.delete('ns', { prefix: '' }))).code).toBe('invalid_request');
+  });
+
+  it('ranges over every document exactly once with an opaque cursor, even with concurrent inserts', async () => {
+    const ids = Array.from({ length: 57 }, (_, i) => `doc-${String(i).padStart(3, '0')}`);
+    await index.upsert(
+      '',
+      ids.map((id) => ({ id, content: { id } })),
+      NO_LIMIT,
+    );
+    const seen: string[] = [];
+    let cursor = '';
+    let pages = 0;
+    do {
+      const page = await index.range('', { cursor, limit: 10, ...IDS_ONLY });
+      seen.push(...page.documents.map((d) => d.id));
+      // New ids before and after the cursor while the scan runs.
+      await index.upsert(
+        '',
+        [
+          { id: `doc-000-new-${pages}`, content: {} },
+          { id: `zzz-${pages}`, content: {} },
+        ],
+        NO_LIMIT,
+      );
+      cursor = page.nextCursor;
+      pages++;
+    } while (cursor !== '');
+    const original = seen.filter((id) => ids.includes(id));
+    expect(original).toEqual(ids);
+    expect(new Set(seen).size).toBe(seen.length);
+    const prefixed = await index.range('', { cursor: '', limit: 100, prefix: 'zzz', ...IDS_ONLY });
+    expect(prefixed.documents.length).toBe(pages);
+    expect(prefixed.nextCursor).toBe('');
+    expect((await rejection(index.range('', { cursor: 'not a cursor!', limit: 1, ...IDS_ONLY }))).code).toBe(
+      'invalid_request',
+    );
+  });
+
+  it('tracks namespaces through reset and deleteNamespace', async () => {
+    await index.upsert('a', [{ id: '1', content: { t: 'x' } }], NO_LIMIT);
+    await index.upsert(
+      'b',
+      [
+        { id: '1', content: { t: 'y' } },
+        { id: '2', content: { t: 'z' } },
+      ],
+      NO_LIMIT,
+    );
+    await index.reset('a');
+    expect((await index.listNamespaces()).sort()).toEqual(['a', 'b']);
+    const info = await index.info();
+    expect(info.namespaces).toEqual({
+      a: { vectorCount: 0, pendingVectorCount: 0 },
+      b: { vectorCount: 2, pendingVectorCount: expect.any(Number) },
+    });
+    expect(info.vectorCount).toBe(2);
+    expect(info.indexSize).toBeGreaterThan(0);
+    await index.deleteNamespace('a');
+    expect(await index.listNamespaces()).toEqual(['b']);
+    expect((await rejection(index.deleteNamespace('a'))).code).toBe('namespace_not_found');
+    await index.upsert('a', [{ id: '9', content: { t: 'again' } }], NO_LIMIT);
+    expect((await index.search('a', searchRequest('again'))).hits.map((h) => h.id)).toEqual(['9']);
+    expect((await index.search('missing', searchRequest('again'))).hits).toEqual([]);
+  });
+
+  it('validates documents and names the id and the limit', async () => {
+    const cases: [unknown, string, string][] = [
+      [[{ id: '', content: {} }], 'invalid_request', 'id'],
+      [[{ id: 'x'.repeat(257), content: {} }], 'document_too_large', '256'],
+      [
+        [{ id: 'big', content: { text: 'y'.repeat(4097) } }],
+        'document_too_large',
+        "'big': content text is 4097 characters; the limit is 4096",
+      ],
+      [
+        [{ id: 'nested', content: { a: { b: ['y'.repeat(3000), 'z'.repeat(1200)] } } }],
+        'document_too_large',
+        "'nested'",
+      ],
+      [
+        [{ id: 'meta', content: {}, metadata: { blob: 'm'.repeat(49_200) } }],
+        'document_too_large',
+        'the limit is 49152',
+      ],
+      [[{ id: 'arr', content: ['no'] }], 'invalid_request', "document 'arr'"],
+      [[{ id: 'm', content: {}, metadata: 'no' }], 'invalid_request', 'metadata'],
+    ];
+    for (const [docs, code, message] of cases) {
+      const error = await rejection(index.upsert('', docs as never, NO_LIMIT));
+      expect([error.code, error.message]).toEqual([code, expect.stringContaining(message)]);
+    }
+    expect((await index.info()).vectorCount).toBe(0);
+  });
+
+  it('enforces maxVectorCount atomically, counting replacements', async () => {
+    await index.upsert(
+      'a',
+      [
+        { id: '1', content: {} },
+        { id: '2', content: {} },
+      ],
+      { maxVectorCount: 3 },
+    );
+    const error = await rejection(
+      index.upsert(
+        'b',
+        [
+          { id: '3', content: {} },
+          { id: '4', content: {} },
+        ],
+        { maxVectorCount: 3 },
+      ),
+    );
+    expect(error.code).toBe('vector_limit_exceeded');
+    expect(error.status).toBe(403);
+    expect(error.message).toContain('3');
+    expect(await index.listNamespaces()).toEqual(['a']); // nothing written, not even the namespace
+    await index.upsert(
+      'a',
+      [
+        { id: '1', content: { v: 2 } },
+        { id: '2', content: { v: 2 } },
+        { id: '3', content: {} },
+      ],
+      { maxVectorCount: 3 },
+    );
+    expect((await index.info()).vectorCount).toBe(3);
+    await index.upsert('a', [{ id: '3', content: { v: 3 } }], { maxVectorCount: 3 });
+  });
+
+  it('refuses to reopen an index with a different embedder', async () => {
+    await index.upsert('', [{ id: '1', content: { t: 'hello' } }], NO_LIMIT);
+    await engine.close();
+    const other = testEngine(temp.dir, { embedder: createBuiltinEmbedder(64) });
+    const error = await rejection(other.open('idx'));
+    expect(error.message).toMatch(
+      /built with embedder 'builtin-hash-v1\/256' \(256 dimensions\).*'builtin-hash-v1\/64'/,
+    );
+    await other.close();
+    engine = testEngine(temp.dir);
+    index = await engine.open('idx');
+    expect((await index.fetch('', { ids: ['1'] }, IDS_ONLY))[0]).toEqual({ id: '1' });
+  });
+
+  it('pins the dimensions an embedder first produced', async () => {
+    let size = 3;
+    const learning = {
+      name: 'learning',
+      dimensions: undefined,
+      embed: async (texts: string[]) => texts.map(() => new Float32Array(size).fill(1)),
+    };
+    const other = testEngine(`${temp.dir}/learning`, { embedder: learning });
+    const learned = await other.open('idx');
+    await learned.upsert('', [{ id: '1', content: { t: 'x' } }], NO_LIMIT);
+    size = 4;
+    const error = await rejection(learned.upsert('', [{ id: '2', content: { t: 'y' } }], NO_LIMIT));
+    expect([error.code, error.message]).toEqual([
+      'internal_error',
+      expect.stringContaining('produced embeddings of 4 dimensions'),
+    ]);
+    expect((await learned.info()).vectorCount).toBe(1);
+    await other.close();
+  });
+
+  it('persists across close/reopen, reusing the HNSW file, and rebuilds a deleted or corrupt one', async () => {
+    const docs = Array.from({ length: 300 }, (_, i) => ({
+      id: `d${i}`,
+      content: { text: `document number ${i} about topic ${i % 7}` },
+    }));
+    await index.upsert('', docs, NO_LIMIT);
+    await indexed(index);
+    await index.delete('', { ids: ['d5'] });
+    await engine.close();
+    const file = path.join(temp.dir, 'indexes', 'idx', 'vectors-1.hnsw');
+    expect(fs.existsSync(file)).toBe(true);
+
+    const reopen = async () => {
+      const logs: object[] = [];
+      engine = testEngine(temp.dir, {
+        logger: { info: (o) => logs.push(o), warn: (o) => logs.push(o), error: (o) => logs.push(o) },
+      });
+      index = await engine.open('idx');
+      const info = await index.info();
+      const hits = (await index.search('', searchRequest('document number 42', { semanticWeight: 1, topK: 3 }))).hits;
+      return { info, logs, hits };
+    };
+    const reused = await reopen();
+    expect(reused.info.pendingVectorCount).toBe(0); // everything came from the file
+    expect(reused.logs).toEqual([]);
+    expect(reused.hits[0].id).toBe('d42');
+    expect((await index.fetch('', { ids: ['d5'] }, IDS_ONLY))[0]).toBeNull();
+    await engine.close();
+
+    fs.rmSync(file);
+    const rebuilt = await reopen();
+    expect(rebuilt.info.vectorCount).toBe(299);
+    expect(rebuilt.info.pendingVectorCount).toBe(299); // rebuilt from SQLite in the background...
+    expect(rebuilt.hits[0].id).toBe('d42'); // ...and searchable meanwhile
+    await indexed(index);
+    await engine.close();
+    expect(fs.existsSync(file)).toBe(true);
+
+    fs.writeFileSync(file, 'garbage');
+    const corrupt = await reopen();
+    expect(corrupt.logs).toEqual([expect.objectContaining({ file })]);
+    expect(corrupt.hits[0].id).toBe('d42');
+  });
+
+  it('drops an index with all its files', async () => {
+    await index.upsert('', [{ id: '1', content: { t: 'x' } }], NO_LIMIT);
+    await engine.drop('idx');
+    expect(fs.existsSync(path.join(temp.dir, 'indexes', 'idx'))).toBe(false);
+    expect((await rejection(index.info())).code).toBe('service_unavailable');
+    const fresh = await engine.open('idx');
+    expect((await fresh.info()).vectorCount).toBe(0);
+    expect((await rejection(engine.open('../evil'))).code).toBe('invalid_request');
+  });
+});

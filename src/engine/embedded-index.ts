@@ -1,0 +1,295 @@
+import { readdirSync, statSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { AppError } from '../errors.js';
+import { fetchByIds, idPrefixCondition, listDocuments, vectorsByLabels, vocabularyTerms } from './document-reads.js';
+import { DocumentStore } from './document-store.js';
+import { prepareDocuments } from './document-validation.js';
+import { FilterMatches } from './filter-matches.js';
+import { parseFilter } from './filter-parser.js';
+import { compileFilter } from './filter-sql.js';
+import { hybridSearch, type SearchContext } from './hybrid-search.js';
+import { IndexEmbedder } from './index-embedder.js';
+import { type HnswSettings, NamespaceVectors } from './namespace-vectors.js';
+import type { Embedder, EngineLogger, Enricher, Reranker } from './provider-types.js';
+import { checkIds, checkLimit, checkNamespace, checkPrefix, decodeCursor, encodeCursor } from './request-checks.js';
+import type {
+  DeleteSelector,
+  DocumentInput,
+  DocumentOutput,
+  FetchSelector,
+  IndexEngine,
+  IndexInfo,
+  RangeRequest,
+  RangeResult,
+  ReadOptions,
+  SearchOutcome,
+  SearchRequest,
+  UpsertOptions,
+} from './types.js';
+import { VocabularyCache } from './vocabulary-cache.js';
+
+/** Longest stretch of HNSW insertion before the indexer yields to the event loop. */
+const INDEXING_SLICE_MS = 5;
+
+/** Everything an index shares with the engine that opened it. */
+export interface IndexSettings {
+  embedder: Embedder;
+  reranker: Reranker;
+  enricher: Enricher;
+  logger: EngineLogger;
+  hnsw: HnswSettings;
+  indexingBatchSize: number;
+  persistIntervalMs: number;
+}
+
+/**
+ * One search index: a SQLite file plus one HNSW file per namespace in `dir`. Writes commit to
+ * SQLite and return; a background task (setImmediate slices of `indexingBatchSize`) moves new
+ * vectors into HNSW, and dirty graphs are written every `persistIntervalMs` and on close.
+ */
+export class EmbeddedIndex implements IndexEngine {
+  private readonly store: DocumentStore;
+  private readonly vectors = new Map<number, NamespaceVectors>();
+  private readonly generations = new Map<number, number>();
+  private readonly vocabularies: VocabularyCache;
+  private readonly filterMatches: FilterMatches;
+  private readonly searchContext: SearchContext;
+  private readonly persistTimer: NodeJS.Timeout;
+  private readonly embedder: IndexEmbedder;
+  private indexingScheduled = false;
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    private readonly dir: string,
+    private readonly settings: IndexSettings,
+  ) {
+    this.store = new DocumentStore(join(dir, 'index.sqlite'));
+    try {
+      this.embedder = new IndexEmbedder(settings.embedder, this.store, basename(dir));
+    } catch (error) {
+      this.store.close();
+      throw error;
+    }
+    this.vocabularies = new VocabularyCache((nsId) => vocabularyTerms(this.store, nsId));
+    this.filterMatches = new FilterMatches(this.store);
+    this.searchContext = {
+      store: this.store,
+      reranker: settings.reranker,
+      enricher: settings.enricher,
+      embed: (texts) => this.embedder.embed(texts),
+      vectors: async (nsId) => {
+        const vectors = this.vectorsOf(nsId);
+        await vectors.load();
+        return vectors;
+      },
+      vocabulary: (nsId) => this.vocabularies.get(nsId, this.generations.get(nsId) ?? 0),
+      filterMatches: (nsId, source, filter) => this.filterMatches.get(nsId, source, filter),
+    };
+    this.persistTimer = setInterval(() => {
+      for (const vectors of this.vectors.values()) void vectors.persist();
+    }, settings.persistIntervalMs).unref();
+  }
+
+  async upsert(namespace: string, docs: DocumentInput[], options: UpsertOptions): Promise<void> {
+    this.assertOpen();
+    checkNamespace(namespace);
+    if (!Number.isInteger(options.maxVectorCount)) {
+      throw new AppError('invalid_request', 'maxVectorCount must be an integer');
+    }
+    const prepared = prepareDocuments(docs);
+    if (prepared.length === 0) return;
+    const embeddings = await this.embedder.embed(prepared.map((doc) => doc.text));
+    this.assertOpen();
+    const { added, removed } = this.store.write(namespace, prepared, embeddings, options.maxVectorCount);
+    this.changed(this.store.namespaceId(namespace)!, added, removed);
+  }
+
+  async search(namespace: string, request: SearchRequest): Promise<SearchOutcome> {
+    this.assertOpen();
+    return hybridSearch(this.searchContext, namespace, request);
+  }
+
+  async fetch(namespace: string, selector: FetchSelector, options: ReadOptions): Promise<(DocumentOutput | null)[]> {
+    this.assertOpen();
+    const nsId = this.store.namespaceId(namespace);
+    if ('ids' in selector) {
+      checkIds(selector.ids);
+      return nsId === undefined ? selector.ids.map(() => null) : fetchByIds(this.store, nsId, selector.ids, options);
+    }
+    checkPrefix(selector.prefix, true);
+    checkLimit(selector.limit);
+    return nsId === undefined
+      ? []
+      : listDocuments(this.store, nsId, { after: '', prefix: selector.prefix, limit: selector.limit }, options);
+  }
+
+  async delete(namespace: string, selector: DeleteSelector): Promise<number> {
+    this.assertOpen();
+    let where: { sql: string; params: unknown[] };
+    if ('ids' in selector) {
+      checkIds(selector.ids);
+      where = { sql: 'd.id IN (SELECT value FROM json_each(?))', params: [JSON.stringify(selector.ids)] };
+    } else if ('prefix' in selector) {
+      checkPrefix(selector.prefix, false);
+      where = idPrefixCondition(selector.prefix);
+    } else {
+      where = compileFilter(parseFilter(String(selector.filter)), 'd');
+    }
+    const nsId = this.store.namespaceId(namespace);
+    if (nsId === undefined) return 0;
+    const removed = this.store.deleteWhere(nsId, `SELECT label FROM documents d WHERE d.ns = ? AND (${where.sql})`, [
+      nsId,
+      ...where.params,
+    ]);
+    this.changed(nsId, [], removed);
+    return removed.length;
+  }
+
+  async range(namespace: string, request: RangeRequest): Promise<RangeResult> {
+    this.assertOpen();
+    checkLimit(request.limit);
+    if (request.prefix !== undefined) checkPrefix(request.prefix, true);
+    const after = decodeCursor(request.cursor);
+    const nsId = this.store.namespaceId(namespace);
+    if (nsId === undefined) return { nextCursor: '', documents: [] };
+    // One row beyond the page tells whether another page exists.
+    const rows = listDocuments(
+      this.store,
+      nsId,
+      { after, prefix: request.prefix ?? '', limit: request.limit + 1 },
+      request,
+    );
+    const documents = rows.slice(0, request.limit);
+    const more = rows.length > request.limit;
+    return { nextCursor: more ? encodeCursor(documents.at(-1)!.id) : '', documents };
+  }
+
+  async reset(namespace: string): Promise<void> {
+    this.assertOpen();
+    const nsId = this.store.namespaceId(namespace);
+    if (nsId === undefined) return;
+    this.store.clearNamespace(nsId, false);
+    await this.discardVectors(nsId);
+  }
+
+  async deleteNamespace(namespace: string): Promise<void> {
+    this.assertOpen();
+    const nsId = this.store.namespaceId(namespace);
+    if (nsId === undefined) throw new AppError('namespace_not_found', `Namespace '${namespace}' does not exist`);
+    this.store.clearNamespace(nsId, true);
+    await this.discardVectors(nsId);
+  }
+
+  async info(): Promise<IndexInfo> {
+    this.assertOpen();
+    const namespaces: IndexInfo['namespaces'] = {};
+    let vectorCount = 0;
+    let pendingVectorCount = 0;
+    for (const [name, nsId] of this.store.namespaces()) {
+      const count = this.store.documentCount(nsId);
+      let pending = 0;
+      if (count > 0) {
+        const vectors = await this.searchContext.vectors(nsId);
+        pending = vectors.pendingCount;
+      }
+      namespaces[name] = { vectorCount: count, pendingVectorCount: pending };
+      vectorCount += count;
+      pendingVectorCount += pending;
+    }
+    return { vectorCount, pendingVectorCount, indexSize: folderSize(this.dir), namespaces };
+  }
+
+  async listNamespaces(): Promise<string[]> {
+    this.assertOpen();
+    return this.store.namespaces().map(([name]) => name);
+  }
+
+  /** Stops indexing, writes every changed HNSW graph and closes SQLite. Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      clearInterval(this.persistTimer);
+      for (const vectors of this.vectors.values()) {
+        await vectors.persist();
+        await vectors.dispose(false);
+      }
+      this.store.close();
+    })();
+    return this.closing;
+  }
+
+  private assertOpen(): void {
+    if (this.closing) throw new AppError('service_unavailable', 'The index is closing or has been dropped');
+  }
+
+  private vectorsOf(nsId: number): NamespaceVectors {
+    let vectors = this.vectors.get(nsId);
+    if (!vectors) {
+      const source = {
+        liveLabels: () => this.store.labels('SELECT label FROM documents WHERE ns = ?', nsId),
+        vectors: (labels: number[]) => vectorsByLabels(this.store, labels),
+      };
+      const file = join(this.dir, `vectors-${nsId}.hnsw`);
+      vectors = new NamespaceVectors(
+        file,
+        this.embedder.vectorDimensions!,
+        this.settings.hnsw,
+        source,
+        this.settings.logger,
+        () => this.scheduleIndexing(),
+      );
+      this.vectors.set(nsId, vectors);
+      vectors.load().catch((error) => this.settings.logger.error({ err: error, file }, 'loading vectors failed'));
+    }
+    return vectors;
+  }
+
+  private changed(nsId: number, added: { label: number; vector: Float32Array }[], removed: number[]): void {
+    this.generations.set(nsId, (this.generations.get(nsId) ?? 0) + 1);
+    this.filterMatches.changed(
+      nsId,
+      added.map((entry) => entry.label),
+      removed,
+    );
+    if (added.length > 0 || this.vectors.has(nsId)) this.vectorsOf(nsId).changed(added, removed);
+  }
+
+  private async discardVectors(nsId: number): Promise<void> {
+    this.generations.set(nsId, (this.generations.get(nsId) ?? 0) + 1);
+    this.vocabularies.forget(nsId);
+    this.filterMatches.forget(nsId);
+    const vectors = this.vectors.get(nsId);
+    this.vectors.delete(nsId);
+    if (vectors) await vectors.dispose(true);
+    else await rm(join(this.dir, `vectors-${nsId}.hnsw`), { force: true });
+  }
+
+  private scheduleIndexing(): void {
+    if (this.indexingScheduled || this.closing) return;
+    this.indexingScheduled = true;
+    setImmediate(() => {
+      this.indexingScheduled = false;
+      if (this.closing) return;
+      // Bounded by count and time so a slice never holds the event loop long enough to hurt latency.
+      const deadline = performance.now() + INDEXING_SLICE_MS;
+      let budget = this.settings.indexingBatchSize;
+      for (const vectors of this.vectors.values()) {
+        if (budget <= 0) break;
+        budget -= vectors.indexSome(budget, deadline);
+      }
+      if ([...this.vectors.values()].some((vectors) => vectors.hasWork)) this.scheduleIndexing();
+    });
+  }
+}
+
+function folderSize(dir: string): number {
+  let total = 0;
+  for (const name of readdirSync(dir)) {
+    try {
+      total += statSync(join(dir, name)).size;
+    } catch {
+      // a temp file may vanish between listing and stat
+    }
+  }
+  return total;
+}

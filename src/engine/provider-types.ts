@@ -1,0 +1,81 @@
+/**
+ * Pluggable model-like parts of the engine: embedding, reranking and query enrichment. Each has an
+ * offline deterministic builtin and an HTTP implementation for OpenAI/Cohere/TEI-compatible servers.
+ */
+
+/** Structured logger (pino-compatible subset). */
+export interface EngineLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/** Turns texts into vectors. Vectors need not be normalized; the engine L2-normalizes them. */
+export interface Embedder {
+  /** Identifies the model; stored with each index so a different model is refused at open. */
+  readonly name: string;
+  /** Undefined until known (an HTTP embedder without configured dimensions learns them on first use). */
+  readonly dimensions: number | undefined;
+  embed(texts: string[]): Promise<Float32Array[]>;
+}
+
+export interface RerankDocument {
+  id: string;
+  /** The document's flattened text; string fields separated by newlines. */
+  text: string;
+  /** First-stage hybrid score (0..1); builtin reranking blends it in, HTTP rerankers ignore it. */
+  score?: number;
+}
+
+/** Re-scores candidates with a stronger (slower) model. */
+export interface Reranker {
+  /** Scores aligned with `docs`, each 0..1, higher is more relevant. */
+  rerank(query: string, docs: RerankDocument[]): Promise<number[]>;
+}
+
+/** Terms of one namespace's full-text index (lowercased, diacritics removed). */
+export interface Vocabulary {
+  has(term: string): boolean;
+  /** Terms with exactly this many characters. */
+  termsOfLength(length: number): readonly string[];
+}
+
+/** Rewrites a query before search (spelling fixes, related terms). */
+export interface Enricher {
+  /** The rewritten query; the caller decides whether to keep the original beside it. */
+  expand(query: string, vocabulary: Vocabulary): Promise<string>;
+}
+
+export interface EmbedderConfig {
+  provider: 'builtin' | 'openai';
+  /** builtin: vector size (default 256); openai: expected size (learned from the first response if unset). */
+  dimensions?: number;
+  /** openai: base URL, with or without `/v1`. */
+  url?: string;
+  model?: string;
+  apiKey?: string;
+  /** openai: texts per request (default 64). */
+  batchSize?: number;
+  /** openai: per-request timeout (default 30 s). */
+  timeoutMs?: number;
+  /** openai: retries on network errors, 429 and 5xx (default 3). */
+  retries?: number;
+}
+
+/** Without `url` the builtin reranker is used. */
+export interface RerankerConfig {
+  url?: string;
+  model?: string;
+  apiKey?: string;
+  timeoutMs?: number;
+}
+
+/** Without `url` the builtin enricher is used. */
+export interface EnricherConfig {
+  url?: string;
+  model?: string;
+  apiKey?: string;
+  timeoutMs?: number;
+  /** Receives a warning when the HTTP enricher fails and the builtin one is used instead. */
+  logger?: EngineLogger;
+}

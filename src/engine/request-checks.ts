@@ -1,0 +1,47 @@
+import { AppError } from '../errors.js';
+
+/* Argument checks shared by the IndexEngine methods; each throws `invalid_request`. */
+
+export function checkNamespace(namespace: unknown): void {
+  if (typeof namespace !== 'string') throw new AppError('invalid_request', 'namespace must be a string');
+}
+
+export function checkIds(ids: unknown): void {
+  if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string')) {
+    throw new AppError('invalid_request', 'ids must be an array of strings', {
+      details: [{ field: 'ids', message: 'must be strings' }],
+    });
+  }
+}
+
+export function checkPrefix(prefix: unknown, allowEmpty: boolean): void {
+  if (typeof prefix !== 'string' || (!allowEmpty && prefix === '')) {
+    throw new AppError('invalid_request', `prefix must be a ${allowEmpty ? '' : 'non-empty '}string`, {
+      details: [{ field: 'prefix', message: 'invalid' }],
+    });
+  }
+}
+
+export function checkLimit(limit: unknown): void {
+  if (!Number.isInteger(limit) || (limit as number) < 1) {
+    throw new AppError('invalid_request', 'limit must be a positive integer', {
+      details: [{ field: 'limit', message: 'must be >= 1' }],
+    });
+  }
+}
+
+/** An opaque range cursor: the base64url of the last id returned. */
+export function encodeCursor(lastId: string): string {
+  return Buffer.from(lastId).toString('base64url');
+}
+
+/** The id after which a range continues; "" (and the SDK's "0") start from the beginning. */
+export function decodeCursor(cursor: unknown): string {
+  if (cursor === '' || cursor === '0' || cursor === undefined) return '';
+  if (typeof cursor !== 'string' || !/^[A-Za-z0-9_-]+$/.test(cursor)) {
+    throw new AppError('invalid_request', 'cursor is not a cursor returned by range', {
+      details: [{ field: 'cursor', message: 'invalid' }],
+    });
+  }
+  return Buffer.from(cursor, 'base64url').toString();
+}

@@ -1,0 +1,64 @@
+import { vectorsByLabels } from './document-reads.js';
+import type { DocumentStore } from './document-store.js';
+import type { NamespaceVectors } from './namespace-vectors.js';
+import { dot, type Scored, TopK } from './vector-math.js';
+
+/**
+ * Below this many filter matches, exact scoring of the matches is cheaper (and always complete)
+ * than any graph walk.
+ */
+export const EXACT_FILTER_LIMIT = 2000;
+/** Post-filtering an unfiltered graph search pays off down to this share of matching documents. */
+const OVERSAMPLE_MIN_SELECTIVITY = 0.02;
+
+/**
+ * The `k` most similar documents of a namespace to `query` (score = cosine), best first:
+ * HNSW neighbours merged with an exact scan of the pending (not yet indexed) vectors. With a
+ * filter's matching labels (selectivity s = matches / documents):
+ * - few matches: exact scoring of all of them;
+ * - s ≥ 2%: an unfiltered graph search for k/s·1.5 neighbours, post-filtered (hnswlib's filter
+ *   callback crosses into JS for every visited node, which costs more at these selectivities);
+ * - otherwise, or when post-filtering came back short: graph search with the label predicate;
+ * - and exact scoring as the last resort, so up to `k` matches are returned whenever they exist.
+ */
+export function semanticCandidates(
+  store: DocumentStore,
+  vectors: NamespaceVectors,
+  query: Float32Array,
+  k: number,
+  matches: Set<number> | undefined,
+  documentCount: number,
+): Scored[] {
+  const queryArray = Array.from(query);
+  if (!matches) return merge(vectors.nearest(queryArray, k), vectors.nearestPending(query, k), k);
+  if (matches.size <= EXACT_FILTER_LIMIT) return exact(store, query, [...matches], k);
+  const accept = (label: number) => matches.has(label);
+  const wanted = Math.min(k, matches.size);
+  const pending = vectors.nearestPending(query, k, accept);
+  const selectivity = matches.size / Math.max(documentCount, matches.size);
+  if (selectivity >= OVERSAMPLE_MIN_SELECTIVITY) {
+    const sampled = vectors.nearest(queryArray, Math.ceil((1.5 * k) / selectivity)).filter((hit) => accept(hit.label));
+    const found = merge(sampled, pending, k);
+    if (found.length >= wanted) return found;
+  }
+  const found = merge(vectors.nearest(queryArray, k, accept), pending, k);
+  return found.length >= wanted ? found : exact(store, query, [...matches], k);
+}
+
+/** Exact cosine of the stored vectors of `labels` (labels that no longer exist are skipped). */
+export function similarities(store: DocumentStore, query: Float32Array, labels: number[]): Map<number, number> {
+  const result = new Map<number, number>();
+  for (const [label, vector] of vectorsByLabels(store, labels)) result.set(label, dot(query, vector));
+  return result;
+}
+
+function exact(store: DocumentStore, query: Float32Array, labels: number[], k: number): Scored[] {
+  const top = new TopK(k);
+  for (const [label, score] of similarities(store, query, labels)) top.push(label, score);
+  return top.sorted();
+}
+
+function merge(a: Scored[], b: Scored[], k: number): Scored[] {
+  if (b.length === 0) return a;
+  return [...a, ...b].sort((x, y) => y.score - x.score).slice(0, k);
+}

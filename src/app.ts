@@ -4,12 +4,17 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Config } from './config.js';
+import { createEmbeddedEngine, createEmbedder, createEnricher, createReranker } from './engine/index.js';
+import type { SearchEngine } from './engine/types.js';
 import { AppError } from './errors.js';
+import { dataPlanePlugin } from './http/data-plane/data-plane.plugin.js';
+import { DATA_PLANE_PREFIX, dataDomainRewriter } from './http/data-plane/host-routing.js';
 import { createErrorHandler, renderManagementError } from './http/error-handler.js';
 import { managementPlugin } from './http/management/management.plugin.js';
 import { ErrorSchema } from './http/schemas/common.schemas.js';
 import { MANAGEMENT_SHARED_SCHEMAS } from './http/schemas/management.schemas.js';
 import { type Clock, systemClock } from './services/clock.js';
+import { createDataPlane, EngineIndexData, removeOrphanedIndexData } from './services/data-plane/index.js';
 import { createServices, type Services } from './services/index.js';
 import type { Store } from './store/database.js';
 
@@ -19,6 +24,11 @@ export interface BuildAppOptions {
   clock?: Clock;
   /** `false` for no logging (tests); otherwise pino at config.logLevel, to `stream` or stdout. */
   logger?: false | { stream?: NodeJS.WritableStream };
+  /**
+   * The search engine behind every index. Without one, the embedded engine is created from the
+   * config (under `config.dataDir`) and closed with the app; a given engine is the caller's to close.
+   */
+  engine?: SearchEngine;
 }
 
 declare module 'fastify' {
@@ -56,6 +66,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     // Namespace names and ids travel in path segments; the default 100 would answer 414.
     routerOptions: { maxParamLength: 2048 },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
+    ...(config.dataDomain ? { rewriteUrl: dataDomainRewriter(config.dataDomain) } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // JSON is the only body format; an empty body with a JSON content type means "no body"
@@ -67,10 +78,21 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     parseJson(request, body as string, done);
   });
 
+  const ownsEngine = options.engine === undefined;
+  const engine =
+    options.engine ??
+    createEmbeddedEngine({
+      dataDir: config.dataDir,
+      embedder: createEmbedder(config.embeddings),
+      reranker: createReranker(config.rerank),
+      enricher: createEnricher({ ...config.enrichment, logger: app.log }),
+      logger: app.log,
+    });
   const services = createServices({
     config,
     store,
     clock,
+    data: new EngineIndexData(engine),
     onUsageFlushError: (error) => app.log.error({ err: error }, 'usage flush failed'),
   });
   app.decorate('services', services);
@@ -96,6 +118,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       tags: [
         { name: 'search', description: 'Search indexes' },
         { name: 'messaging', description: 'Messaging instances' },
+        { name: 'data-plane', description: 'Per-index search API (@upstash/search compatible), index token auth' },
         { name: 'system', description: 'Health and documentation' },
       ],
     },
@@ -129,7 +152,23 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     authFailureLimit: config.authFailureLimit,
   });
 
-  app.addHook('onReady', async () => services.usage.start());
-  app.addHook('onClose', async () => services.usage.stop());
+  await app.register(dataPlanePlugin, {
+    prefix: DATA_PLANE_PREFIX,
+    dataPlane: createDataPlane({ engine, indexes: services.indexes, usage: services.usage, clock }),
+  });
+
+  app.addHook('onReady', async () => {
+    services.usage.start();
+    // The folder layout is the embedded engine's; a given engine keeps its data elsewhere.
+    if (ownsEngine) await removeOrphanedIndexData({ engine, dataDir: config.dataDir, db: store.db, logger: app.log });
+  });
+  // Runs after in-flight requests finished: flush usage, then persist and close the indexes.
+  app.addHook('onClose', async () => {
+    try {
+      await services.usage.stop();
+    } finally {
+      if (ownsEngine) await engine.close();
+    }
+  });
   return app;
 }

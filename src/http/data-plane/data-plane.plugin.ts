@@ -1,0 +1,87 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError } from '../../errors.js';
+import type { DataPlane, DataPlaneCaller, DataPlaneRoute } from '../../services/data-plane/index.js';
+import { createErrorHandler, toAppError } from '../error-handler.js';
+import { DataPlaneErrorSchema } from '../schemas/data-plane.schemas.js';
+import { renderDataPlaneError } from './data-plane-error.renderer.js';
+import { documentRoutes } from './document.routes.js';
+import { indexInfoRoutes } from './index-info.routes.js';
+import { searchRoutes } from './search.routes.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The index and token kind behind a data-plane request (set by the token check). */
+    dataPlaneCaller: DataPlaneCaller | null;
+  }
+  interface FastifyContextConfig {
+    /** Marks a data-plane route; its name decides what a read-only token may call. */
+    dataPlaneRoute?: DataPlaneRoute;
+  }
+}
+
+export interface DataPlanePluginOptions {
+  dataPlane: DataPlane;
+}
+
+const BEARER_CHALLENGE = 'Bearer realm="searchplane"';
+
+/**
+ * The per-index API (`/indexes/{endpoint}/...`, or `/...` on `{endpoint}.{dataDomain}`):
+ * `@upstash/search`-compatible routes behind index-token auth, answering in the SDK's envelope.
+ * Meters the request and response bytes of every authenticated request.
+ */
+export async function dataPlanePlugin(app: FastifyInstance, { dataPlane }: DataPlanePluginOptions): Promise<void> {
+  app.addSchema(DataPlaneErrorSchema);
+  const handleError = createErrorHandler(renderDataPlaneError);
+  app.setErrorHandler((error, request, reply) => {
+    // The shared handler would challenge with the management plane's Basic scheme.
+    if (toAppError(error).status === 401) reply.header('www-authenticate', BEARER_CHALLENGE);
+    return handleError(error, request, reply);
+  });
+  app.setNotFoundHandler((request) => {
+    throw new AppError('route_not_found', `Not found: ${request.method} ${dataPlanePath(request)}`);
+  });
+
+  app.decorateRequest('dataPlaneCaller', null);
+  app.addHook('onRequest', async (request) => {
+    // Every body is JSON: the SDK says so, but curl users of the REST API often omit the header.
+    if (!request.headers['content-type']?.toLowerCase().startsWith('application/json')) {
+      request.headers['content-type'] = 'application/json';
+    }
+    const route = request.routeOptions.config.dataPlaneRoute;
+    if (request.is404 || !route) return;
+    const { endpoint } = request.params as { endpoint: string };
+    const caller = await dataPlane.auth.authenticate(endpoint, request.headers.authorization);
+    request.dataPlaneCaller = caller;
+    dataPlane.auth.authorize(caller, route);
+  });
+  app.addHook('onSend', async (request, _reply, payload) => {
+    if (request.dataPlaneCaller) {
+      dataPlane.service.recordBandwidth(request.dataPlaneCaller, requestBytes(request) + payloadBytes(payload));
+    }
+    return payload;
+  });
+
+  const { service } = dataPlane;
+  await app.register(documentRoutes, { service });
+  await app.register(searchRoutes, { service });
+  await app.register(indexInfoRoutes, { service });
+}
+
+function dataPlanePath(request: FastifyRequest): string {
+  const path = request.url.split('?')[0];
+  const { endpoint } = request.params as { endpoint?: string };
+  const prefix = endpoint === undefined ? '' : `/indexes/${endpoint}`;
+  return path.startsWith(prefix) ? path.slice(prefix.length) || '/' : path;
+}
+
+function requestBytes(request: FastifyRequest): number {
+  const length = Number(request.headers['content-length']);
+  return Number.isFinite(length) && length > 0 ? length : 0;
+}
+
+function payloadBytes(payload: unknown): number {
+  if (typeof payload === 'string') return Buffer.byteLength(payload);
+  if (Buffer.isBuffer(payload)) return payload.length;
+  return 0;
+}

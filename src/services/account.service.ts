@@ -1,6 +1,7 @@
 import { AppError, errors } from '../errors.js';
 import type { Store } from '../store/database.js';
 import { isUniqueViolation } from '../store/database.js';
+import type { ReadCache } from '../store/read-cache.js';
 import * as accounts from '../store/repositories/account.repository.js';
 import { insertMessagingInstances } from '../store/repositories/messaging.repository.js';
 import type { Clock } from './clock.js';
@@ -15,6 +16,8 @@ export interface AccountCredentials {
 export interface AccountServiceOptions {
   clock: Clock;
   messagingDefaultPlan: 'free' | 'paid';
+  /** Caches account lookups for authentication. */
+  cache: ReadCache;
 }
 
 const EMAIL = /^[^\s@:]{1,64}@[^\s@:]{1,255}$/;
@@ -94,7 +97,7 @@ export class AccountService {
 
   /** Returns the account email when the credentials are valid; throws unauthorized otherwise. */
   async authenticate(email: string, apiKey: string): Promise<string> {
-    const account = await accounts.findAccount(this.store.db, email);
+    const account = await this.options.cache.get(`account:${email}`, () => accounts.findAccount(this.store.db, email));
     if (!account) {
       // Spend the same work as a real check so timing does not reveal which emails exist.
       await verifyApiKey(apiKey, DUMMY_HASH);

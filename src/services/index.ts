@@ -1,5 +1,6 @@
 import type { Config } from '../config.js';
 import type { Store } from '../store/database.js';
+import { ReadCache } from '../store/read-cache.js';
 import { AccountService } from './account.service.js';
 import type { Clock } from './clock.js';
 import { MessagingService } from './messaging.service.js';
@@ -26,16 +27,18 @@ export interface CreateServicesOptions {
 
 /** Wires the domain services over one store. */
 export function createServices({ config, store, clock, data, onUsageFlushError }: CreateServicesOptions): Services {
-  const usage = new UsageMeter(store.db, clock, config.meteringFlushMs, onUsageFlushError);
+  const cache = new ReadCache(() => store.changeToken());
+  const usage = new UsageMeter(store.db, clock, config.meteringFlushMs, onUsageFlushError ?? (() => {}), cache);
   const indexes = new SearchIndexService(store, {
     clock,
     plans: config.plans,
     freeIndexLimit: config.freeIndexLimit,
     usage,
     data,
+    cache,
   });
   return {
-    accounts: new AccountService(store, { clock, messagingDefaultPlan: config.messagingDefaultPlan }),
+    accounts: new AccountService(store, { clock, messagingDefaultPlan: config.messagingDefaultPlan, cache }),
     indexes,
     messaging: new MessagingService(store),
     stats: new UsageStatsService(indexes, usage, clock, data),

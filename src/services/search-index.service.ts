@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, errors } from '../errors.js';
 import type { Store } from '../store/database.js';
+import type { ReadCache } from '../store/read-cache.js';
 import { isUniqueViolation } from '../store/database.js';
 import { lockAccount } from '../store/repositories/account.repository.js';
 import type { SearchIndexRow } from '../store/repositories/search-index.repository.js';
@@ -61,6 +62,8 @@ export interface SearchIndexServiceOptions {
   freeIndexLimit: number;
   usage: UsageMeter;
   data?: IndexDataLifecycle;
+  /** Caches index lookups by id and endpoint (the hot reads of both planes). */
+  cache: ReadCache;
 }
 
 const ENDPOINT_ATTEMPTS = 8;
@@ -96,28 +99,30 @@ export class SearchIndexService {
         input_enrichment_enabled: 1,
       };
       try {
-        await this.store.db.transaction().execute(async (trx) => {
-          await lockAccount(trx, customerId, this.store.dialect);
-          if (await repo.findOwnedSearchIndexByName(trx, customerId, input.name)) throw nameTaken(input.name);
-          const limit = this.options.freeIndexLimit;
-          if (
-            input.type === 'free' &&
-            limit >= 0 &&
-            (await repo.countSearchIndexesOfType(trx, customerId, 'free')) >= limit
-          ) {
-            throw new AppError('free_index_limit', `An account may have at most ${limit} free index(es)`);
-          }
-          await repo.insertSearchIndex(trx, row);
-        });
-        return this.toRecord(row);
+        if (input.type === 'free' && this.options.freeIndexLimit >= 0) await this.insertFree(customerId, row);
+        // The unique (customer, name) constraint is the name check: one statement, no race.
+        else await repo.insertSearchIndex(this.store.db, row);
+        return this.toRecord(row, zeroThroughput(this.options.clock()));
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
-        // The unique (customer, name) constraint backs up the check above under races;
-        // otherwise the random endpoint collided, so draw another.
+        // Either the name is taken or the random endpoint collided; only the latter is retried.
         if (await repo.findOwnedSearchIndexByName(this.store.db, customerId, input.name)) throw nameTaken(input.name);
         if (attempt >= ENDPOINT_ATTEMPTS) throw error;
       }
     }
+  }
+
+  /** Inserts a free index unless the account already has its allowance of them. */
+  private async insertFree(customerId: string, row: SearchIndexRow): Promise<void> {
+    const limit = this.options.freeIndexLimit;
+    await this.store.db.transaction().execute(async (trx) => {
+      // Serialises concurrent creates of one account so the count below stays true.
+      await lockAccount(trx, customerId, this.store.dialect);
+      if ((await repo.countSearchIndexesOfType(trx, customerId, 'free')) >= limit) {
+        throw new AppError('free_index_limit', `An account may have at most ${limit} free index(es)`);
+      }
+      await repo.insertSearchIndex(trx, row);
+    });
   }
 
   async get(customerId: string, id: string): Promise<SearchIndexRecord> {
@@ -131,7 +136,7 @@ export class SearchIndexService {
 
   /** The index behind a data-plane endpoint, or undefined. */
   findByEndpoint(endpoint: string): Promise<SearchIndexRow | undefined> {
-    return repo.findSearchIndexByEndpoint(this.store.db, endpoint);
+    return this.options.cache.get(`endpoint:${endpoint}`, () => repo.findSearchIndexByEndpoint(this.store.db, endpoint));
   }
 
   async rename(customerId: string, id: string, name: string): Promise<void> {
@@ -158,7 +163,9 @@ export class SearchIndexService {
   }
 
   async requireOwned(customerId: string, id: string): Promise<SearchIndexRow> {
-    const row = await repo.findOwnedSearchIndex(this.store.db, customerId, id);
+    const row = await this.options.cache.get(`index:${customerId}:${id}`, () =>
+      repo.findOwnedSearchIndex(this.store.db, customerId, id),
+    );
     if (!row) throw errors.indexNotFound();
     return row;
   }
@@ -169,15 +176,13 @@ export class SearchIndexService {
     const currentMinute = nowSeconds - (nowSeconds % 60);
     const from = currentMinute - 59 * 60;
     const buckets = await this.options.usage.buckets([indexId], from, currentMinute + 60, 60);
-    const points: ThroughputPoint[] = [];
-    for (let minute = from; minute <= currentMinute; minute += 60) {
+    return minuteSeries(currentMinute, (minute) => {
       const counters = buckets.get(minute);
-      points.push({ x: formatSeriesTime(minute), y: counters ? counters.queries + counters.updates : 0 });
-    }
-    return points;
+      return counters ? counters.queries + counters.updates : 0;
+    });
   }
 
-  private async toRecord(row: SearchIndexRow): Promise<SearchIndexRecord> {
+  private async toRecord(row: SearchIndexRow, throughput?: ThroughputPoint[]): Promise<SearchIndexRecord> {
     const quotas = {} as Quotas;
     for (const field of QUOTA_FIELDS) quotas[field] = Number(row[field]);
     return {
@@ -193,9 +198,24 @@ export class SearchIndexService {
       ...quotas,
       creation_time: Number(row.creation_time),
       input_enrichment_enabled: Number(row.input_enrichment_enabled) === 1,
-      throughput_vector: await this.throughput(row.id),
+      throughput_vector: throughput ?? (await this.throughput(row.id)),
     };
   }
+}
+
+/** 60 points, one per minute, ending with the minute that holds `currentMinute`. */
+function minuteSeries(currentMinute: number, value: (minute: number) => number): ThroughputPoint[] {
+  const points: ThroughputPoint[] = [];
+  for (let minute = currentMinute - 59 * 60; minute <= currentMinute; minute += 60) {
+    points.push({ x: formatSeriesTime(minute), y: value(minute) });
+  }
+  return points;
+}
+
+/** The series of an index that has seen no traffic yet. */
+function zeroThroughput(nowMs: number): ThroughputPoint[] {
+  const nowSeconds = Math.floor(nowMs / 1000);
+  return minuteSeries(nowSeconds - (nowSeconds % 60), () => 0);
 }
 
 function availablePlans(plans: PlanTable): PlanName[] {

@@ -8,6 +8,7 @@ import {
   type UsageDelta,
 } from '../store/repositories/usage.repository.js';
 import type { DB } from '../store/schema.js';
+import type { ReadCache } from '../store/read-cache.js';
 import type { Clock } from './clock.js';
 
 export type UsageKind = keyof UsageCounters;
@@ -29,7 +30,8 @@ export class UsageMeter {
     private readonly db: Kysely<DB>,
     private readonly clock: Clock,
     private readonly flushIntervalMs: number,
-    private readonly onFlushError: (error: unknown) => void = () => {},
+    private readonly onFlushError: (error: unknown) => void,
+    private readonly cache: ReadCache,
   ) {}
 
   start(): void {
@@ -83,7 +85,7 @@ export class UsageMeter {
 
   /** Totals for the indexes in [from, to) unix seconds, including unflushed usage. */
   async totals(indexIds: string[], from: number, to: number): Promise<UsageCounters> {
-    const stored = await sumUsage(this.db, indexIds, from, to);
+    const stored = { ...(await this.cache.get(`usage:${indexIds.join(',')}:${from}:${to}`, () => sumUsage(this.db, indexIds, from, to))) };
     for (const delta of this.unflushed(indexIds, from, to)) addInto(stored, delta);
     return stored;
   }
@@ -95,8 +97,11 @@ export class UsageMeter {
     to: number,
     bucketSeconds: number,
   ): Promise<Map<number, UsageCounters>> {
-    const rows: UsageBucket[] = await sumUsageByBucket(this.db, indexIds, from, to, bucketSeconds);
-    const byBucket = new Map<number, UsageCounters>(rows.map((row) => [row.bucket, row]));
+    const rows: UsageBucket[] = await this.cache.get(`buckets:${indexIds.join(',')}:${from}:${to}:${bucketSeconds}`, () =>
+      sumUsageByBucket(this.db, indexIds, from, to, bucketSeconds),
+    );
+    // Copies: the cached rows are shared, and unflushed usage is added below.
+    const byBucket = new Map<number, UsageCounters>(rows.map((row) => [row.bucket, { ...row }]));
     for (const delta of this.unflushed(indexIds, from, to)) {
       const bucket = delta.minute - (delta.minute % bucketSeconds);
       let counters = byBucket.get(bucket);

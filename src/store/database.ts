@@ -5,6 +5,7 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { migrationProvider } from './migrations/index.js';
 import type { DB } from './schema.js';
+import { SqliteConnectionDatabase } from './sqlite-database.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -13,6 +14,11 @@ export interface Store {
   dialect: Dialect;
   /** Where the embedded database lives (undefined on PostgreSQL). */
   file?: string;
+  /**
+   * A value that changes whenever stored data may have changed, for read caches; undefined
+   * when the store cannot tell cheaply (PostgreSQL, where other nodes write), so nothing is cached.
+   */
+  changeToken(): string | undefined;
   close(): Promise<void>;
 }
 
@@ -40,8 +46,9 @@ export function openStore(options: OpenStoreOptions): Store {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
-  return { db, dialect: 'sqlite', file, close: () => db.destroy() };
+  const connection = new SqliteConnectionDatabase(sqlite);
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: connection }) });
+  return { db, dialect: 'sqlite', file, changeToken: () => connection.changeToken(), close: () => db.destroy() };
 }
 
 function openPostgres(connectionString: string, max: number): Store {
@@ -55,7 +62,7 @@ function openPostgres(connectionString: string, max: number): Store {
     } as pg.CustomTypesConfig,
   });
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', close: () => db.destroy() };
+  return { db, dialect: 'postgres', changeToken: () => undefined, close: () => db.destroy() };
 }
 
 /** Runs pending migrations; a second run is a no-op. Throws with the failing migration's name. */

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { AccountService } from '../../services/account.service.js';
 import { systemClock } from '../../services/clock.js';
 import { migrateToLatest, openStore } from '../../store/database.js';
+import { ReadCache } from '../../store/read-cache.js';
 import { addStoreOptions, configFrom, printJson } from '../cli-support.js';
 
 interface StoreFlags {
@@ -19,8 +20,9 @@ async function withAccounts<T>(flags: StoreFlags, work: (accounts: AccountServic
   try {
     // So that the CLI also works on a data dir no server has started on yet.
     await migrateToLatest(store);
+    const cache = new ReadCache(() => store.changeToken());
     return await work(
-      new AccountService(store, { clock: systemClock, messagingDefaultPlan: config.messagingDefaultPlan }),
+      new AccountService(store, { clock: systemClock, messagingDefaultPlan: config.messagingDefaultPlan, cache }),
     );
   } finally {
     await store.close();

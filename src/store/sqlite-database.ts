@@ -1,0 +1,58 @@
+import type SQLite from 'better-sqlite3';
+import type { SqliteDatabase, SqliteStatement } from 'kysely';
+
+const MAX_CACHED_STATEMENTS = 1000;
+
+/**
+ * The better-sqlite3 connection as Kysely sees it, with two additions:
+ * - each distinct SQL string is prepared once (Kysely prepares on every query, which costs
+ *   more than running the typical point lookup);
+ * - it counts the writes it runs and, with `PRAGMA data_version`, notices commits by other
+ *   connections (the CLI next to a running server), so {@link changeToken} changes whenever
+ *   anything in the file may have changed. Read caches key on that token.
+ */
+export class SqliteConnectionDatabase implements SqliteDatabase {
+  private readonly statements = new Map<string, SqliteStatement>();
+  private readonly dataVersion: SQLite.Statement;
+  private writes = 0;
+
+  constructor(private readonly db: SQLite.Database) {
+    this.dataVersion = db.prepare('PRAGMA data_version').pluck();
+  }
+
+  prepare(sql: string): SqliteStatement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      const prepared = this.db.prepare(sql);
+      statement = prepared.readonly ? prepared : this.countingWrites(prepared);
+      if (this.statements.size >= MAX_CACHED_STATEMENTS) this.statements.clear();
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  /** Changes after every write through this connection and every commit by another one. */
+  changeToken(): string {
+    return `${this.writes}:${this.dataVersion.get()}`;
+  }
+
+  private countingWrites(statement: SQLite.Statement): SqliteStatement {
+    const counted = <T>(run: () => T): T => {
+      try {
+        return run();
+      } finally {
+        this.writes++;
+      }
+    };
+    return {
+      reader: statement.reader,
+      all: (parameters) => counted(() => statement.all(...parameters)),
+      run: (parameters) => counted(() => statement.run(...parameters)),
+      iterate: (parameters) => counted(() => statement.iterate(...parameters)),
+    };
+  }
+}

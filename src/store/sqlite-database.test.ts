@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { afterEach, expect, test } from 'vitest';
-import { SqliteConnectionDatabase } from './sqlite-database.js';
+import { FOREIGN_CHANGE_POLL_MS, SqliteConnectionDatabase } from './sqlite-database.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -37,7 +37,7 @@ test('reuses prepared statements and changes its token on its own writes and on 
   const other = open(file);
   other.prepare('INSERT INTO t (v) VALUES (2)').run();
   other.close();
-  expect(connection.changeToken()).not.toBe(afterOwnWrite);
+  expect(connection.changeToken(performance.now() + FOREIGN_CHANGE_POLL_MS)).not.toBe(afterOwnWrite);
   expect(select.all([])).toEqual([{ n: 2 }]);
   connection.close();
 });

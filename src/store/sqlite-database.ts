@@ -2,6 +2,13 @@ import type SQLite from 'better-sqlite3';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
 
 const MAX_CACHED_STATEMENTS = 1000;
+/**
+ * How long a read of `PRAGMA data_version` is trusted. The pragma costs a shared-memory read
+ * transaction (tens of µs), too much for every cache lookup; other processes' commits (the CLI
+ * rotating a key next to a running server) are therefore seen within this many milliseconds.
+ * This connection's own writes are seen at once.
+ */
+export const FOREIGN_CHANGE_POLL_MS = 100;
 
 /**
  * The better-sqlite3 connection as Kysely sees it, with two additions:
@@ -9,12 +16,15 @@ const MAX_CACHED_STATEMENTS = 1000;
  *   more than running the typical point lookup);
  * - it counts the writes it runs and, with `PRAGMA data_version`, notices commits by other
  *   connections (the CLI next to a running server), so {@link changeToken} changes whenever
- *   anything in the file may have changed. Read caches key on that token.
+ *   anything in the file may have changed (other processes' commits within
+ *   {@link FOREIGN_CHANGE_POLL_MS}). Read caches key on that token.
  */
 export class SqliteConnectionDatabase implements SqliteDatabase {
   private readonly statements = new Map<string, SqliteStatement>();
   private readonly dataVersion: SQLite.Statement;
   private writes = 0;
+  private foreignVersion: unknown;
+  private foreignVersionReadAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly db: SQLite.Database) {
     this.dataVersion = db.prepare('PRAGMA data_version').pluck();
@@ -36,8 +46,12 @@ export class SqliteConnectionDatabase implements SqliteDatabase {
   }
 
   /** Changes after every write through this connection and every commit by another one. */
-  changeToken(): string {
-    return `${this.writes}:${this.dataVersion.get()}`;
+  changeToken(now = performance.now()): string {
+    if (now - this.foreignVersionReadAt >= FOREIGN_CHANGE_POLL_MS) {
+      this.foreignVersion = this.dataVersion.get();
+      this.foreignVersionReadAt = now;
+    }
+    return `${this.writes}:${this.foreignVersion}`;
   }
 
   private countingWrites(statement: SQLite.Statement): SqliteStatement {

@@ -30,6 +30,31 @@ export interface UsageBucket extends UsageCounters {
   bucket: number;
 }
 
+/** Usage rows of the given indexes in [from, to), ready for sums. */
+function usageIn(db: Kysely<DB>, indexIds: string[], from: number, to: number) {
+  return db
+    .selectFrom('usage_minutes')
+    .select([
+      (eb) => eb.fn.sum<number>('queries').as('queries'),
+      (eb) => eb.fn.sum<number>('updates').as('updates'),
+      (eb) => eb.fn.sum<number>('bandwidth').as('bandwidth'),
+      (eb) => eb.fn.sum<number>('reranks').as('reranks'),
+    ])
+    .where('index_id', 'in', indexIds)
+    .where('minute', '>=', from)
+    .where('minute', '<', to);
+}
+
+/** Sums come back as strings or null depending on the dialect and on whether rows matched. */
+function countersOf(row: Partial<Record<keyof UsageCounters, unknown>> | undefined): UsageCounters {
+  return {
+    queries: Number(row?.queries ?? 0),
+    updates: Number(row?.updates ?? 0),
+    bandwidth: Number(row?.bandwidth ?? 0),
+    reranks: Number(row?.reranks ?? 0),
+  };
+}
+
 /**
  * Sums usage of the given indexes in [from, to) grouped into buckets of `bucketSeconds`
  * aligned to the unix epoch. Only non-empty buckets are returned.
@@ -43,51 +68,14 @@ export async function sumUsageByBucket(
 ): Promise<UsageBucket[]> {
   if (indexIds.length === 0) return [];
   const bucket = sql<number>`(minute - (minute % ${sql.lit(bucketSeconds)}))`;
-  const rows = await db
-    .selectFrom('usage_minutes')
-    .select([
-      bucket.as('bucket'),
-      (eb) => eb.fn.sum<number>('queries').as('queries'),
-      (eb) => eb.fn.sum<number>('updates').as('updates'),
-      (eb) => eb.fn.sum<number>('bandwidth').as('bandwidth'),
-      (eb) => eb.fn.sum<number>('reranks').as('reranks'),
-    ])
-    .where('index_id', 'in', indexIds)
-    .where('minute', '>=', from)
-    .where('minute', '<', to)
-    .groupBy(bucket)
-    .execute();
-  return rows.map((row) => ({
-    bucket: Number(row.bucket),
-    queries: Number(row.queries),
-    updates: Number(row.updates),
-    bandwidth: Number(row.bandwidth),
-    reranks: Number(row.reranks),
-  }));
+  const rows = await usageIn(db, indexIds, from, to).select(bucket.as('bucket')).groupBy(bucket).execute();
+  return rows.map((row) => ({ bucket: Number(row.bucket), ...countersOf(row) }));
 }
 
 /** Totals of the given indexes in [from, to). */
 export async function sumUsage(db: Kysely<DB>, indexIds: string[], from: number, to: number): Promise<UsageCounters> {
-  const zero = { queries: 0, updates: 0, bandwidth: 0, reranks: 0 };
-  if (indexIds.length === 0) return zero;
-  const row = await db
-    .selectFrom('usage_minutes')
-    .select([
-      (eb) => eb.fn.sum<number>('queries').as('queries'),
-      (eb) => eb.fn.sum<number>('updates').as('updates'),
-      (eb) => eb.fn.sum<number>('bandwidth').as('bandwidth'),
-      (eb) => eb.fn.sum<number>('reranks').as('reranks'),
-    ])
-    .where('index_id', 'in', indexIds)
-    .where('minute', '>=', from)
-    .where('minute', '<', to)
-    .executeTakeFirst();
-  return {
-    queries: Number(row?.queries ?? 0),
-    updates: Number(row?.updates ?? 0),
-    bandwidth: Number(row?.bandwidth ?? 0),
-    reranks: Number(row?.reranks ?? 0),
-  };
+  if (indexIds.length === 0) return countersOf(undefined);
+  return countersOf(await usageIn(db, indexIds, from, to).executeTakeFirst());
 }
 
 export async function deleteUsageOf(db: Kysely<DB>, indexId: string): Promise<void> {

@@ -1,16 +1,9 @@
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { api } from './support/http-client.js';
-import { killServers, parseJson, runCli, startServer } from './support/searchplane-process.js';
-import { createStoreTarget, type StoreTarget } from './support/store-target.js';
+import { useStoreTarget } from './support/lifecycle.js';
+import { parseJson, runCli, startServer } from './support/searchplane-process.js';
 
-let target: StoreTarget;
-beforeEach(async () => {
-  target = await createStoreTarget();
-});
-afterEach(async () => {
-  await killServers();
-  await target.cleanup();
-});
+const target = useStoreTarget();
 
 const adminEnv = (email: string, apiKey: string) => ({
   SEARCHPLANE_ADMIN_EMAIL: email,

@@ -1,16 +1,9 @@
-import { afterEach, beforeEach, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { api, withoutThroughput } from './support/http-client.js';
-import { killServers, startServer } from './support/searchplane-process.js';
-import { createStoreTarget, type StoreTarget } from './support/store-target.js';
+import { useStoreTarget } from './support/lifecycle.js';
+import { startServer } from './support/searchplane-process.js';
 
-let target: StoreTarget;
-beforeEach(async () => {
-  target = await createStoreTarget();
-});
-afterEach(async () => {
-  await killServers();
-  await target.cleanup();
-});
+const target = useStoreTarget();
 
 const auth = { email: 'persist@example.com', apiKey: 'persist-key-0123456789abcdef' };
 const env = { SEARCHPLANE_ADMIN_EMAIL: auth.email, SEARCHPLANE_ADMIN_API_KEY: auth.apiKey };

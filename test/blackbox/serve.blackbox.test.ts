@@ -1,16 +1,9 @@
-import { afterEach, beforeEach, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { api } from './support/http-client.js';
-import { killServers, parseJson, runCli, ServerProcess, startServer } from './support/searchplane-process.js';
-import { createStoreTarget, type StoreTarget } from './support/store-target.js';
+import { useStoreTarget } from './support/lifecycle.js';
+import { parseJson, runCli, ServerProcess, startServer } from './support/searchplane-process.js';
 
-let target: StoreTarget;
-beforeEach(async () => {
-  target = await createStoreTarget();
-});
-afterEach(async () => {
-  await killServers();
-  await target.cleanup();
-});
+const target = useStoreTarget();
 
 test('serve listens on a free port, prints its URL once and answers /healthz', async () => {
   const server = await startServer(target.args);

@@ -1,16 +1,9 @@
 import net from 'node:net';
-import { afterEach, beforeEach, expect, test } from 'vitest';
-import { killServers, startServer } from './support/searchplane-process.js';
-import { createStoreTarget, type StoreTarget } from './support/store-target.js';
+import { expect, test } from 'vitest';
+import { useStoreTarget } from './support/lifecycle.js';
+import { startServer } from './support/searchplane-process.js';
 
-let target: StoreTarget;
-beforeEach(async () => {
-  target = await createStoreTarget();
-});
-afterEach(async () => {
-  await killServers();
-  await target.cleanup();
-});
+const target = useStoreTarget();
 
 /** Reads one whole HTTP/1.1 response (headers + Content-Length body) from a socket. */
 function readResponse(socket: net.Socket): Promise<{ status: number; body: string }> {

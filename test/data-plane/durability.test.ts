@@ -1,21 +1,14 @@
-import { afterEach, beforeEach, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { api } from '../blackbox/support/http-client.js';
-import { killServers, type ServerProcess, startServer } from '../blackbox/support/searchplane-process.js';
-import { createStoreTarget, type StoreTarget } from '../blackbox/support/store-target.js';
+import { useStoreTarget } from '../blackbox/support/lifecycle.js';
+import { type ServerProcess, startServer } from '../blackbox/support/searchplane-process.js';
 import { sdkClient } from '../helpers/data-plane.js';
 
 /**
  * Black-box durability of index data: the real CLI (`searchplane serve`, built into dist/ by
  * `npm test`) restarted gracefully, and killed with SIGKILL in the middle of writes.
  */
-let target: StoreTarget;
-beforeEach(async () => {
-  target = await createStoreTarget();
-});
-afterEach(async () => {
-  await killServers();
-  await target.cleanup();
-});
+const target = useStoreTarget();
 
 const auth = { email: 'durable@example.com', apiKey: 'durable-key-0123456789abcdef' };
 const env = { SEARCHPLANE_ADMIN_EMAIL: auth.email, SEARCHPLANE_ADMIN_API_KEY: auth.apiKey };

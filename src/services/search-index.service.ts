@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, errors } from '../errors.js';
 import type { Store } from '../store/database.js';
-import type { ReadCache } from '../store/read-cache.js';
 import { isUniqueViolation } from '../store/database.js';
+import type { ReadCache } from '../store/read-cache.js';
 import { lockAccount } from '../store/repositories/account.repository.js';
 import type { SearchIndexRow } from '../store/repositories/search-index.repository.js';
 import * as repo from '../store/repositories/search-index.repository.js';
@@ -136,7 +136,9 @@ export class SearchIndexService {
 
   /** The index behind a data-plane endpoint, or undefined. */
   findByEndpoint(endpoint: string): Promise<SearchIndexRow | undefined> {
-    return this.options.cache.get(`endpoint:${endpoint}`, () => repo.findSearchIndexByEndpoint(this.store.db, endpoint));
+    return this.options.cache.get(`endpoint:${endpoint}`, () =>
+      repo.findSearchIndexByEndpoint(this.store.db, endpoint),
+    );
   }
 
   async rename(customerId: string, id: string, name: string): Promise<void> {

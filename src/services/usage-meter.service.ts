@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { ReadCache } from '../store/read-cache.js';
 import {
   addUsage,
   sumUsage,
@@ -8,7 +9,6 @@ import {
   type UsageDelta,
 } from '../store/repositories/usage.repository.js';
 import type { DB } from '../store/schema.js';
-import type { ReadCache } from '../store/read-cache.js';
 import type { Clock } from './clock.js';
 
 export type UsageKind = keyof UsageCounters;
@@ -85,7 +85,11 @@ export class UsageMeter {
 
   /** Totals for the indexes in [from, to) unix seconds, including unflushed usage. */
   async totals(indexIds: string[], from: number, to: number): Promise<UsageCounters> {
-    const stored = { ...(await this.cache.get(`usage:${indexIds.join(',')}:${from}:${to}`, () => sumUsage(this.db, indexIds, from, to))) };
+    const stored = {
+      ...(await this.cache.get(`usage:${indexIds.join(',')}:${from}:${to}`, () =>
+        sumUsage(this.db, indexIds, from, to),
+      )),
+    };
     for (const delta of this.unflushed(indexIds, from, to)) addInto(stored, delta);
     return stored;
   }
@@ -97,8 +101,9 @@ export class UsageMeter {
     to: number,
     bucketSeconds: number,
   ): Promise<Map<number, UsageCounters>> {
-    const rows: UsageBucket[] = await this.cache.get(`buckets:${indexIds.join(',')}:${from}:${to}:${bucketSeconds}`, () =>
-      sumUsageByBucket(this.db, indexIds, from, to, bucketSeconds),
+    const rows: UsageBucket[] = await this.cache.get(
+      `buckets:${indexIds.join(',')}:${from}:${to}:${bucketSeconds}`,
+      () => sumUsageByBucket(this.db, indexIds, from, to, bucketSeconds),
     );
     // Copies: the cached rows are shared, and unflushed usage is added below.
     const byBucket = new Map<number, UsageCounters>(rows.map((row) => [row.bucket, { ...row }]));

@@ -18,8 +18,13 @@ export interface EmbeddedEngineOptions {
   enricher?: Enricher;
   logger?: EngineLogger;
   /**
-   * HNSW graph parameters. Defaults m 24, efConstruction 150, efSearch 512: recall@10 ≈ 0.96 at
-   * 100k documents of bench/engine.bench.js (builtin embedder); lower values index faster, recall less.
+   * HNSW graph parameters. Defaults m 24, efConstruction 150, efSearch 1024: recall@10 ≈ 0.97 at
+   * 100k documents of bench/data-plane.bench.js (builtin embedder; efSearch 512 gave 0.94, 768
+   * 0.96), ~4 ms of graph search per query. Search time grows linearly with efSearch, and the ef a
+   * given recall needs grows with the namespace (graph alone at efSearch 512: recall@10 0.99 at 10k
+   * documents, 0.93 at 100k). Larger m or efConstruction index slower and make every search step
+   * costlier; on that data they bought no more recall per millisecond than a larger efSearch.
+   * efSearch is sized for topK up to 50; larger topK scale it (see `searchEf`).
    */
   hnsw?: { m?: number; efConstruction?: number; efSearch?: number };
   /** Most vectors moved into HNSW per background slice (default 64; a slice also ends after 5 ms). */
@@ -45,7 +50,7 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
     hnsw: {
       m: options.hnsw?.m ?? 24,
       efConstruction: options.hnsw?.efConstruction ?? 150,
-      efSearch: options.hnsw?.efSearch ?? 512,
+      efSearch: options.hnsw?.efSearch ?? 1024,
     },
     indexingBatchSize: options.indexingBatchSize ?? 64,
     persistIntervalMs: options.persistIntervalMs ?? 30_000,

@@ -37,7 +37,9 @@ export function semanticCandidates(
   const pending = vectors.nearestPending(query, k, accept);
   const selectivity = matches.size / Math.max(documentCount, matches.size);
   if (selectivity >= OVERSAMPLE_MIN_SELECTIVITY) {
-    const sampled = vectors.nearest(queryArray, Math.ceil((1.5 * k) / selectivity)).filter((hit) => accept(hit.label));
+    const sampled = vectors
+      .nearest(queryArray, Math.ceil((1.5 * k) / selectivity), undefined, k)
+      .filter((hit) => accept(hit.label));
     const found = merge(sampled, pending, k);
     if (found.length >= wanted) return found;
   }

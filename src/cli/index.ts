@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { EXIT_USAGE, reportFailure } from './cli-support.js';
 import { accountsCommand } from './commands/accounts.command.js';
+import { indexesCommand } from './commands/indexes.command.js';
 import { migrateCommand } from './commands/migrate.command.js';
 import { serveCommand } from './commands/serve.command.js';
 
@@ -17,6 +18,7 @@ export function buildCli(): Command {
   program.addCommand(serveCommand());
   program.addCommand(migrateCommand());
   program.addCommand(accountsCommand());
+  program.addCommand(indexesCommand());
   throwOnUsageErrors(program);
   return program;
 }

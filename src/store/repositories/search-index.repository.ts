@@ -49,6 +49,11 @@ export function listSearchIndexes(db: Executor, customerId: string): Promise<Sea
     .execute();
 }
 
+/** Every index (of every account when no customer is given), oldest first. */
+export function listSearchIndexesOfAll(db: Executor): Promise<SearchIndexRow[]> {
+  return db.selectFrom('search_indexes').selectAll().orderBy('customer_id').orderBy('creation_time').execute();
+}
+
 export function listAllSearchIndexIds(db: Executor): Promise<string[]> {
   return db
     .selectFrom('search_indexes')

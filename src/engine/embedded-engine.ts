@@ -5,6 +5,7 @@ import { AppError } from '../errors.js';
 import { createBuiltinEnricher } from './builtin-enricher.js';
 import { createBuiltinReranker } from './builtin-reranker.js';
 import { EmbeddedIndex } from './embedded-index.js';
+import { HnswWorker } from './hnsw-worker-client.js';
 import type { Embedder, EngineLogger, Enricher, Reranker } from './provider-types.js';
 import type { IndexEngine, SearchEngine } from './types.js';
 
@@ -27,7 +28,10 @@ export interface EmbeddedEngineOptions {
    * efSearch is sized for topK up to 50; larger topK scale it (see `searchEf`).
    */
   hnsw?: { m?: number; efConstruction?: number; efSearch?: number };
-  /** Most vectors moved into HNSW per background slice (default 64; a slice also ends after 5 ms). */
+  /**
+   * Vectors per insertion batch handed to the HNSW worker thread (default 64; at most 4 batches
+   * per namespace are in the worker's hands at a time).
+   */
   indexingBatchSize?: number;
   /** How often changed HNSW graphs are written to disk (default 30 s). */
   persistIntervalMs?: number;
@@ -38,15 +42,18 @@ const silentLogger: EngineLogger = { info() {}, warn() {}, error() {} };
 
 /**
  * The embedded engine: SQLite (documents, FTS5) + hnswlib (vectors) files under `dataDir`, no
- * external services besides optional HTTP model endpoints. Indexes open lazily and stay open
- * until dropped or the engine closes.
+ * external services besides optional HTTP model endpoints. One worker thread (hnsw-worker.js)
+ * holds every open HNSW graph, so vector indexing runs beside request handling. Indexes open
+ * lazily and stay open until dropped or the engine closes.
  */
 export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngine {
+  const logger = options.logger ?? silentLogger;
   const settings = {
     embedder: options.embedder,
     reranker: options.reranker ?? createBuiltinReranker(),
     enricher: options.enricher ?? createBuiltinEnricher(),
-    logger: options.logger ?? silentLogger,
+    logger,
+    hnswWorker: new HnswWorker(logger),
     hnsw: {
       m: options.hnsw?.m ?? 24,
       efConstruction: options.hnsw?.efConstruction ?? 150,
@@ -92,6 +99,7 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
       const open = [...indexes.values()];
       indexes.clear();
       await Promise.all(open.map(async (opening) => (await opening.catch(() => undefined))?.close()));
+      if (indexes.size === 0) await settings.hnswWorker.terminate();
     },
   };
 }

@@ -8,6 +8,7 @@ import { prepareDocuments } from './document-validation.js';
 import { FilterMatches } from './filter-matches.js';
 import { parseFilter } from './filter-parser.js';
 import { compileFilter } from './filter-sql.js';
+import type { HnswWorker } from './hnsw-worker-client.js';
 import { hybridSearch, type SearchContext } from './hybrid-search.js';
 import { IndexEmbedder } from './index-embedder.js';
 import { type HnswSettings, NamespaceVectors } from './namespace-vectors.js';
@@ -29,9 +30,6 @@ import type {
 } from './types.js';
 import { VocabularyCache } from './vocabulary-cache.js';
 
-/** Longest stretch of HNSW insertion before the indexer yields to the event loop. */
-const INDEXING_SLICE_MS = 5;
-
 /** Everything an index shares with the engine that opened it. */
 export interface IndexSettings {
   embedder: Embedder;
@@ -39,14 +37,16 @@ export interface IndexSettings {
   enricher: Enricher;
   logger: EngineLogger;
   hnsw: HnswSettings;
+  /** The engine's HNSW worker thread, which owns the graphs. */
+  hnswWorker: HnswWorker;
   indexingBatchSize: number;
   persistIntervalMs: number;
 }
 
 /**
  * One search index: a SQLite file plus one HNSW file per namespace in `dir`. Writes commit to
- * SQLite and return; a background task (setImmediate slices of `indexingBatchSize`) moves new
- * vectors into HNSW, and dirty graphs are written every `persistIntervalMs` and on close.
+ * SQLite and return; the engine's HNSW worker thread moves new vectors into the graphs (batches of
+ * `indexingBatchSize`), and dirty graphs are written every `persistIntervalMs` and on close.
  */
 export class EmbeddedIndex implements IndexEngine {
   private readonly store: DocumentStore;
@@ -57,7 +57,6 @@ export class EmbeddedIndex implements IndexEngine {
   private readonly searchContext: SearchContext;
   private readonly persistTimer: NodeJS.Timeout;
   private readonly embedder: IndexEmbedder;
-  private indexingScheduled = false;
   private closing: Promise<void> | undefined;
 
   constructor(
@@ -209,10 +208,8 @@ export class EmbeddedIndex implements IndexEngine {
   close(): Promise<void> {
     this.closing ??= (async () => {
       clearInterval(this.persistTimer);
-      for (const vectors of this.vectors.values()) {
-        await vectors.persist();
-        await vectors.dispose(false);
-      }
+      // dispose(false) writes the graph; failures are logged there, so closing always completes.
+      await Promise.all([...this.vectors.values()].map((vectors) => vectors.dispose(false)));
       this.store.close();
     })();
     return this.closing;
@@ -236,7 +233,8 @@ export class EmbeddedIndex implements IndexEngine {
         this.settings.hnsw,
         source,
         this.settings.logger,
-        () => this.scheduleIndexing(),
+        this.settings.hnswWorker,
+        this.settings.indexingBatchSize,
       );
       this.vectors.set(nsId, vectors);
       vectors.load().catch((error) => this.settings.logger.error({ err: error, file }, 'loading vectors failed'));
@@ -262,23 +260,6 @@ export class EmbeddedIndex implements IndexEngine {
     this.vectors.delete(nsId);
     if (vectors) await vectors.dispose(true);
     else await rm(join(this.dir, `vectors-${nsId}.hnsw`), { force: true });
-  }
-
-  private scheduleIndexing(): void {
-    if (this.indexingScheduled || this.closing) return;
-    this.indexingScheduled = true;
-    setImmediate(() => {
-      this.indexingScheduled = false;
-      if (this.closing) return;
-      // Bounded by count and time so a slice never holds the event loop long enough to hurt latency.
-      const deadline = performance.now() + INDEXING_SLICE_MS;
-      let budget = this.settings.indexingBatchSize;
-      for (const vectors of this.vectors.values()) {
-        if (budget <= 0) break;
-        budget -= vectors.indexSome(budget, deadline);
-      }
-      if ([...this.vectors.values()].some((vectors) => vectors.hasWork)) this.scheduleIndexing();
-    });
   }
 }
 

@@ -70,10 +70,11 @@ export async function hybridSearch(
   const [queryVector] = weight > 0 ? await context.embed([query]) : [];
   const vectors = weight > 0 ? await context.vectors(nsId) : undefined;
 
-  // Synchronous from here to ranking: every candidate and score comes from one consistent state.
+  // Labels are never reused, so the filter matches stay valid across the graph search's await;
+  // labels deleted meanwhile are dropped below, and from there to ranking everything is synchronous.
   const matches = filter && vectors ? context.filterMatches(nsId, filterText, filter) : undefined;
   const semanticMatches = vectors
-    ? semanticCandidates(store, vectors, queryVector, depth, matches, store.documentCount(nsId))
+    ? await semanticCandidates(store, vectors, queryVector, depth, matches, store.documentCount(nsId))
     : [];
   const semanticScores = new Map(semanticMatches.map((m) => [m.label, m.score]));
   const match = ftsMatchQuery(query);

@@ -1,6 +1,5 @@
-import { existsSync } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
-import hnswlib, { type HierarchicalNSW } from 'hnswlib-node';
+import { rm } from 'node:fs/promises';
+import type { HnswWorker } from './hnsw-worker-client.js';
 import { PendingVectors } from './pending-vectors.js';
 import type { EngineLogger } from './provider-types.js';
 import type { Scored } from './vector-math.js';
@@ -20,7 +19,10 @@ export interface VectorSource {
   vectors(labels: number[]): Map<number, Float32Array>;
 }
 
-const MIN_CAPACITY = 1024;
+/** Insertion batches handed to the worker and not yet acknowledged, at most. */
+const BATCHES_IN_FLIGHT = 4;
+/** After the worker died, a namespace reloads its graph this much later (bounds restart loops). */
+const RELOAD_DELAY_MS = 1000;
 /**
  * Neighbours a search at `efSearch` is sized for: the candidate depth of a topK up to 50. Recall@k
  * at a fixed ef falls as k grows (100k documents of bench/data-plane.bench.js, ef 1024: recall@10
@@ -43,20 +45,32 @@ export function searchEf(efSearch: number, k: number, wanted = k): number {
 
 /**
  * The vector side of one namespace: an HNSW graph (inner product over L2-normalized vectors, i.e.
- * cosine) persisted to `file`, plus the *pending* vectors committed to SQLite but not yet in the
- * graph. Searches merge HNSW results with an exact scan of the pending set, so a document is
- * searchable as soon as its upsert returns. Callers must re-check every label against SQLite:
- * deletions reach the graph lazily (and a stale file may hold old labels), but labels are never
- * reused, so a label that still exists in SQLite is always the current version.
+ * cosine) persisted to `file` and owned by the engine's worker thread (hnsw-worker.js), plus the
+ * *pending* vectors committed to SQLite but not yet acknowledged as inserted by the worker. Pending
+ * vectors are handed to the worker in batches (at most {@link BATCHES_IN_FLIGHT} unacknowledged)
+ * but stay in the local arena until the worker reports them inserted, and searches merge the graph
+ * search (in the worker) with an exact scan of the arena (here, meanwhile). A label leaves the
+ * arena only after the worker added it, and the worker handles messages in order, so every
+ * committed vector is in the arena or in the graph a search runs on. Callers must re-check every
+ * label against SQLite: deletions reach the graph asynchronously (and a stale file may hold old
+ * labels), but labels are never reused, so a label that still exists in SQLite is always the
+ * current version.
  */
 export class NamespaceVectors {
-  private index: HierarchicalNSW | undefined;
+  /** The worker's id of the graph, once loaded and reconciled. */
+  private graph: string | undefined;
   private loading: Promise<void> | undefined;
-  private writing: Promise<void> | undefined;
   private readonly pending: PendingVectors;
-  /** Deletions reach the graph in the next indexing slice or persist, never during a background write. */
-  private readonly deletions: number[] = [];
-  private dirty = false;
+  /** Pending labels not yet handed to the worker... */
+  private readonly unsent = new Set<number>();
+  /** ...oldest first from `unsentHead` (a Set iterated from its front after many deletions is slow). */
+  private unsentOrder: number[] = [];
+  private unsentHead = 0;
+  /** Pending labels handed to the worker, not yet acknowledged. */
+  private readonly inFlight = new Set<number>();
+  private reloadTimer: NodeJS.Timeout | undefined;
+  /** Bumped whenever the state is discarded, so a load that finishes afterwards is ignored. */
+  private epoch = 0;
   private disposed = false;
 
   constructor(
@@ -65,8 +79,9 @@ export class NamespaceVectors {
     private readonly settings: HnswSettings,
     private readonly source: VectorSource,
     private readonly logger: EngineLogger,
-    /** Called when indexing work becomes possible (after a load or a write). */
-    private readonly onWork: () => void,
+    private readonly worker: HnswWorker,
+    /** Vectors per insertion batch sent to the worker. */
+    private readonly batchSize: number,
   ) {
     this.pending = new PendingVectors(dimensions);
   }
@@ -75,64 +90,55 @@ export class NamespaceVectors {
     return this.pending.size;
   }
 
-  /** True when {@link indexSome} can make progress now. */
-  get hasWork(): boolean {
-    return (
-      this.index !== undefined &&
-      !this.writing &&
-      !this.disposed &&
-      (this.pending.size > 0 || this.deletions.length > 0)
-    );
-  }
-
-  /** Loads (once) the graph file and reconciles it with SQLite; rebuilds when missing or unreadable. */
+  /** Loads (once) the graph file in the worker and reconciles it with SQLite; rebuilds when missing or unreadable. */
   load(): Promise<void> {
-    this.loading ??= this.readAndReconcile();
+    if (!this.loading) {
+      const loading: Promise<void> = this.openAndReconcile().catch((error) => {
+        if (this.loading === loading) this.loading = undefined; // the next caller tries again
+        throw error;
+      });
+      this.loading = loading;
+    }
     return this.loading;
   }
 
   /** After a commit: new versions become pending, removed ones leave the pending set or the graph. */
   changed(added: { label: number; vector: Float32Array }[], removed: number[]): void {
-    if (!this.index) return; // the reconciliation at load time will see these rows
-    for (const label of removed) if (!this.pending.delete(label)) this.deletions.push(label);
-    for (const { label, vector } of added) this.pending.add(label, vector);
-    if (this.hasWork) this.onWork();
-  }
-
-  /**
-   * Applies queued deletions and moves pending vectors into the graph: at most `limit`, and no
-   * more once `deadline` (performance.now()) has passed. Returns how many were added.
-   */
-  indexSome(limit: number, deadline: number): number {
-    const index = this.index;
-    if (!index || !this.hasWork) return 0;
-    this.applyDeletions(index);
-    const labels = this.pending.oldest(limit);
-    const needed = index.getCurrentCount() + labels.length;
-    if (needed > index.getMaxElements()) index.resizeIndex(Math.max(needed, Math.ceil(index.getMaxElements() * 1.5)));
-    let done = 0;
-    for (const label of labels) {
-      if (done > 0 && performance.now() > deadline) break;
-      index.addPoint(Array.from(this.pending.vector(label)!), label, true); // true: reuse a deleted element's slot
-      this.pending.delete(label);
-      done++;
+    const graph = this.graph;
+    if (!graph) return; // the reconciliation at load time will see these rows
+    const fromGraph: number[] = [];
+    for (const label of removed) {
+      if (!this.pending.delete(label)) fromGraph.push(label);
+      else if (!this.unsent.delete(label) && this.inFlight.delete(label)) fromGraph.push(label); // or its queue
     }
-    this.dirty = true;
-    return done;
+    if (fromGraph.length > 0) this.forget(this.worker.delete(graph, fromGraph));
+    for (const { label, vector } of added) {
+      if (this.pending.has(label)) continue;
+      this.pending.add(label, vector);
+      this.unsent.add(label);
+      this.unsentOrder.push(label);
+    }
+    this.send();
   }
 
   /**
    * Approximate nearest neighbours from the graph (similarity = cosine), best first: `k` of them,
-   * searched with the ef for `wanted` results (see {@link searchEf}).
+   * searched with the ef for `wanted` results (see {@link searchEf}); with `allowed`, only those.
    */
-  nearest(query: number[], k: number, accept?: (label: number) => boolean, wanted = k): Scored[] {
-    const index = this.index;
-    const count = index?.getCurrentCount() ?? 0;
-    if (!index || count === 0) return [];
-    const limit = Math.min(k, count);
-    index.setEf(searchEf(this.settings.efSearch, limit, Math.min(wanted, limit)));
-    const { neighbors, distances } = index.searchKnn(query, limit, accept);
-    return neighbors.map((label, i) => ({ label, score: 1 - distances[i] }));
+  async nearest(query: Float32Array, k: number, allowed?: Set<number>, wanted = k): Promise<Scored[]> {
+    const graph = this.graph;
+    if (!graph) return [];
+    const ef = searchEf(this.settings.efSearch, k, Math.min(wanted, k));
+    const { labels, distances } = await this.worker.search(
+      graph,
+      query,
+      k,
+      ef,
+      allowed ? Float64Array.from(allowed) : undefined,
+    );
+    const hits: Scored[] = new Array(labels.length);
+    for (let i = 0; i < labels.length; i++) hits[i] = { label: labels[i], score: 1 - distances[i] };
+    return hits;
   }
 
   /** Exact top-k over the pending vectors (those accepted), best first. */
@@ -142,93 +148,125 @@ export class NamespaceVectors {
 
   /** Writes the graph to its file when it changed (atomically: temp file + rename). */
   async persist(): Promise<void> {
-    while (this.writing) await this.writing;
-    const index = this.index;
-    if (!index || this.disposed) return;
-    this.applyDeletions(index);
-    if (!this.dirty) return;
-    this.dirty = false; // mutations wait while writing, so nothing can slip between write and flag
-    const temp = `${this.file}.tmp`;
-    this.writing = (async () => {
-      try {
-        await index.writeIndex(temp);
-        await rename(temp, this.file);
-      } catch (error) {
-        this.dirty = true;
-        this.logger.error({ err: error, file: this.file }, 'writing the vector index failed');
-      } finally {
-        this.writing = undefined;
-        if (this.hasWork) this.onWork();
-      }
-    })();
-    await this.writing;
+    const graph = this.graph;
+    if (!graph || this.disposed) return;
+    try {
+      await this.worker.persist(graph);
+    } catch (error) {
+      this.logger.error({ err: error, file: this.file }, 'writing the vector index failed');
+    }
   }
 
-  /** Stops all work after in-flight loads and writes; with `deleteFiles` also removes the graph file. */
+  /**
+   * Stops all work after in-flight loads; without `deleteFiles` writes the graph (when changed)
+   * first, with it removes the graph file.
+   */
   async dispose(deleteFiles: boolean): Promise<void> {
     this.disposed = true;
+    clearTimeout(this.reloadTimer);
     await this.loading?.catch(() => undefined);
-    await this.writing;
-    this.index = undefined;
-    this.pending.clear();
+    const graph = this.graph;
+    this.reset();
+    if (graph) {
+      try {
+        await this.worker.close(graph, !deleteFiles);
+      } catch (error) {
+        this.logger.error({ err: error, file: this.file }, 'closing the vector index failed');
+      }
+    }
     if (deleteFiles) await Promise.all([rm(this.file, { force: true }), rm(`${this.file}.tmp`, { force: true })]);
   }
 
-  private applyDeletions(index: HierarchicalNSW): void {
-    if (this.deletions.length === 0) return;
-    for (const label of this.deletions.splice(0)) markDeleted(index, label);
-    this.dirty = true;
+  private reset(): void {
+    this.epoch++;
+    this.graph = undefined;
+    this.loading = undefined;
+    this.pending.clear();
+    this.unsent.clear();
+    this.unsentOrder = [];
+    this.unsentHead = 0;
+    this.inFlight.clear();
   }
 
-  private async readAndReconcile(): Promise<void> {
-    let index: HierarchicalNSW | undefined;
-    if (existsSync(this.file)) {
-      try {
-        index = new hnswlib.HierarchicalNSW('ip', this.dimensions);
-        await index.readIndex(this.file, true);
-      } catch (error) {
-        this.logger.warn({ err: error, file: this.file }, 'vector index file unreadable; rebuilding from SQLite');
-        index = undefined;
+  /** Hands unsent pending vectors to the worker, oldest first, up to the in-flight limit. */
+  private send(): void {
+    const graph = this.graph;
+    const limit = BATCHES_IN_FLIGHT * this.batchSize;
+    while (graph && !this.disposed && this.unsent.size > 0 && this.inFlight.size < limit) {
+      const count = Math.min(this.batchSize, this.unsent.size, limit - this.inFlight.size);
+      const labels = new Float64Array(count);
+      const vectors = new Float32Array(count * this.dimensions);
+      for (let i = 0; i < count; ) {
+        const label = this.unsentOrder[this.unsentHead++];
+        if (!this.unsent.delete(label)) continue; // deleted meanwhile
+        this.inFlight.add(label);
+        labels[i] = label;
+        vectors.set(this.pending.vector(label)!, i * this.dimensions);
+        i++;
       }
+      this.forget(this.worker.add(graph, labels, vectors));
     }
+    if (this.unsentHead > 4096 && this.unsentHead * 2 > this.unsentOrder.length) {
+      this.unsentOrder = this.unsentOrder.slice(this.unsentHead);
+      this.unsentHead = 0;
+    }
+  }
+
+  /** The worker inserted these labels: they leave the arena unless deleted (or reloaded) meanwhile. */
+  private added(labels: Float64Array): void {
+    for (const label of labels) if (this.inFlight.delete(label)) this.pending.delete(label);
+    this.send();
+  }
+
+  /** The worker died with the graph: start over from the file and SQLite a little later. */
+  private lost(): void {
+    this.reset();
     if (this.disposed) return;
+    clearTimeout(this.reloadTimer);
+    this.reloadTimer = setTimeout(() => this.forget(this.load()), RELOAD_DELAY_MS).unref();
+  }
+
+  private forget(work: Promise<unknown>): void {
+    work.catch((error) => {
+      if (!this.disposed) this.logger.error({ err: error, file: this.file }, 'vector index work failed');
+    });
+  }
+
+  private async openAndReconcile(): Promise<void> {
+    const listener = { added: (labels: Float64Array) => this.added(labels), lost: () => this.lost() };
+    const epoch = this.epoch;
+    const opened = await this.worker.open(this.file, this.dimensions, this.settings, listener);
+    if (opened.unreadable) {
+      this.logger.warn(
+        { err: opened.unreadable, file: this.file },
+        'vector index file unreadable; rebuilding from SQLite',
+      );
+    }
+    if (this.disposed) {
+      this.graph = opened.graph; // dispose() awaits this load, then closes what it finds here
+      return;
+    }
+    if (this.epoch !== epoch) return; // the worker died meanwhile; lost() schedules a reload
     // From here on everything is synchronous: no commit can interleave, so after this block every
     // committed row is either in the graph or pending, and later commits go through changed().
-    const fileLabels = new Set(index?.getIdsList() ?? []);
+    const fileLabels = new Set(opened.labels);
     const live = this.source.liveLabels();
-    const rebuilt = !index;
-    if (!index) {
-      index = new hnswlib.HierarchicalNSW('ip', this.dimensions);
-      index.initIndex({
-        maxElements: Math.max(MIN_CAPACITY, Math.ceil(live.length * 1.2)),
-        m: this.settings.m,
-        efConstruction: this.settings.efConstruction,
-        randomSeed: 42,
-        allowReplaceDeleted: true,
-      });
-    }
     const liveSet = new Set(live);
     const missing = live.filter((label) => !fileLabels.has(label));
-    for (const [label, vector] of this.source.vectors(missing)) this.pending.add(label, vector);
-    let stale = 0;
-    for (const label of fileLabels) {
-      if (!liveSet.has(label) && markDeleted(index, label)) stale++;
+    for (const [label, vector] of this.source.vectors(missing)) {
+      this.pending.add(label, vector);
+      this.unsent.add(label);
+      this.unsentOrder.push(label);
     }
-    this.index = index;
-    this.dirty = stale > 0 || rebuilt;
-    if (fileLabels.size > 0 && (missing.length > 0 || stale > 0)) {
-      this.logger.info({ file: this.file, pending: missing.length, stale }, 'vector index reconciled with SQLite');
+    const stale = [...fileLabels].filter((label) => !liveSet.has(label));
+    this.graph = opened.graph;
+    this.send();
+    const deleted = stale.length > 0 ? await this.worker.delete(opened.graph, stale) : 0;
+    if (fileLabels.size > 0 && (missing.length > 0 || deleted > 0)) {
+      this.logger.info(
+        { file: this.file, pending: missing.length, stale: deleted },
+        'vector index reconciled with SQLite',
+      );
     }
-    if (this.hasWork) this.onWork();
-  }
-}
-
-/** markDelete that tolerates labels already deleted or replaced; returns whether it deleted. */
-function markDeleted(index: HierarchicalNSW, label: number): boolean {
-  try {
-    index.markDelete(label);
-    return true;
-  } catch {
-    return false;
   }
 }

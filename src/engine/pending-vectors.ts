@@ -49,6 +49,10 @@ export class PendingVectors {
     this.slots.set(label, { segment, index });
   }
 
+  has(label: number): boolean {
+    return this.slots.has(label);
+  }
+
   /** A view of the pending vector (valid until the next delete). */
   vector(label: number): Float32Array | undefined {
     const slot = this.slots.get(label);

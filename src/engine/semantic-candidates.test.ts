@@ -10,7 +10,7 @@ const COUNT = EXACT_FILTER_LIMIT + 500;
 
 /** A graph that finds nothing, as a worst-case approximate search would. */
 const emptyGraph = {
-  nearest: () => [],
+  nearest: async () => [],
   nearestPending: () => [],
 } as unknown as NamespaceVectors;
 
@@ -39,17 +39,17 @@ describe('semanticCandidates with filters', () => {
       .slice(0, k)
       .map((hit) => hit.label);
 
-  it('scores small match sets exactly', () => {
+  it('scores small match sets exactly', async () => {
     const matches = new Set([5, 17, 400, 1999]);
-    const found = semanticCandidates(store, emptyGraph, query, 3, matches, COUNT);
+    const found = await semanticCandidates(store, emptyGraph, query, 3, matches, COUNT);
     expect(found.map((hit) => hit.label)).toEqual(exactTop([...matches], 3));
   });
 
-  it('falls back to exact scoring when graph searches come back short, for any selectivity', () => {
+  it('falls back to exact scoring when graph searches come back short, for any selectivity', async () => {
     const matches = new Set(Array.from({ length: EXACT_FILTER_LIMIT + 100 }, (_, i) => i + 1));
     for (const documentCount of [COUNT, 1_000_000]) {
       // COUNT: post-filtering is tried first; 1M: the label-predicate walk is. Both return nothing here.
-      const found = semanticCandidates(store, emptyGraph, query, 20, matches, documentCount);
+      const found = await semanticCandidates(store, emptyGraph, query, 20, matches, documentCount);
       expect(found.map((hit) => hit.label)).toEqual(exactTop([...matches], 20));
     }
   });

@@ -18,32 +18,41 @@ const OVERSAMPLE_MIN_SELECTIVITY = 0.02;
  * - few matches: exact scoring of all of them;
  * - s ≥ 2%: an unfiltered graph search for k/s·1.5 neighbours, post-filtered (hnswlib's filter
  *   callback crosses into JS for every visited node, which costs more at these selectivities);
- * - otherwise, or when post-filtering came back short: graph search with the label predicate;
+ * - otherwise, or when post-filtering came back short: graph search with the label predicate
+ *   (the labels travel to the worker, which tests them against a Set);
  * - and exact scoring as the last resort, so up to `k` matches are returned whenever they exist.
  */
-export function semanticCandidates(
+export async function semanticCandidates(
   store: DocumentStore,
   vectors: NamespaceVectors,
   query: Float32Array,
   k: number,
   matches: Set<number> | undefined,
   documentCount: number,
-): Scored[] {
-  const queryArray = Array.from(query);
-  if (!matches) return merge(vectors.nearest(queryArray, k), vectors.nearestPending(query, k), k);
+): Promise<Scored[]> {
+  // Each graph search runs in the worker while the pending vectors are scanned here.
+  if (!matches) {
+    const graph = vectors.nearest(query, k);
+    return merge(await graph, vectors.nearestPending(query, k), k);
+  }
   if (matches.size <= EXACT_FILTER_LIMIT) return exact(store, query, [...matches], k);
   const accept = (label: number) => matches.has(label);
   const wanted = Math.min(k, matches.size);
-  const pending = vectors.nearestPending(query, k, accept);
   const selectivity = matches.size / Math.max(documentCount, matches.size);
-  if (selectivity >= OVERSAMPLE_MIN_SELECTIVITY) {
-    const sampled = vectors
-      .nearest(queryArray, Math.ceil((1.5 * k) / selectivity), undefined, k)
-      .filter((hit) => accept(hit.label));
-    const found = merge(sampled, pending, k);
+  const oversample = selectivity >= OVERSAMPLE_MIN_SELECTIVITY;
+  const first = oversample
+    ? vectors.nearest(query, Math.ceil((1.5 * k) / selectivity), undefined, k)
+    : vectors.nearest(query, k, matches);
+  const pending = vectors.nearestPending(query, k, accept);
+  if (oversample) {
+    const found = merge(
+      (await first).filter((hit) => accept(hit.label)),
+      pending,
+      k,
+    );
     if (found.length >= wanted) return found;
   }
-  const found = merge(vectors.nearest(queryArray, k, accept), pending, k);
+  const found = merge(await (oversample ? vectors.nearest(query, k, matches) : first), pending, k);
   return found.length >= wanted ? found : exact(store, query, [...matches], k);
 }
 

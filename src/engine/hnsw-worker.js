@@ -1,0 +1,248 @@
+/**
+ * The HNSW worker thread (plain JS so that Vitest, which runs src/, and Node, which runs dist/,
+ * load the same file; tsc copies it to dist with allowJs). It owns every open namespace graph of
+ * the engine: loads them, inserts the vectors the main thread sends (in slices, so searches are
+ * answered between them), applies deletions, searches and writes them. Protocol: see
+ * hnsw-worker-client.ts. Requests carry an `id` and get one reply `{ id, result }` or
+ * `{ id, error }`; insertion progress is reported as `{ type: 'added', graph, labels }`.
+ */
+import { existsSync } from 'node:fs';
+import { rename } from 'node:fs/promises';
+import { parentPort } from 'node:worker_threads';
+import hnswlib from 'hnswlib-node';
+
+const MIN_CAPACITY = 1024;
+/** Longest stretch of insertion before incoming searches get their turn. */
+const SLICE_MS = 3;
+
+/**
+ * @typedef {{ labels: Float64Array, vectors: Float32Array, next: number }} Batch
+ * @typedef {{ index: import('hnswlib-node').HierarchicalNSW, file: string, dimensions: number,
+ *   queue: Batch[], queued: Set<number>, deletions: number[], dirty: boolean,
+ *   writing: Promise<void> | undefined }} Graph
+ */
+
+/** @type {Map<string, Graph>} */
+const graphs = new Map();
+let scheduled = false;
+
+const port = parentPort;
+if (!port) throw new Error('hnsw-worker.js must run in a worker thread');
+
+port.on('message', (message) => {
+  if (message.type === 'crash') throw new Error('crash requested'); // tests: an uncaught worker error
+  if (message.id === undefined) return;
+  handle(message).then(
+    ({ result, transfer }) => port.postMessage({ id: message.id, result }, transfer ?? []),
+    (error) =>
+      port.postMessage({
+        id: message.id,
+        error: { message: error instanceof Error ? error.message : String(error), stack: error?.stack },
+      }),
+  );
+});
+
+/** @returns {Promise<{ result: unknown, transfer?: ArrayBuffer[] }>} */
+async function handle(message) {
+  switch (message.type) {
+    case 'open':
+      return open(message);
+    case 'add': {
+      const graph = graphOf(message.graph);
+      graph.queue.push({ labels: message.labels, vectors: message.vectors, next: 0 });
+      for (const label of message.labels) graph.queued.add(label);
+      schedule();
+      return { result: null };
+    }
+    case 'delete':
+      return { result: remove(graphOf(message.graph), message.labels) };
+    case 'search':
+      return search(graphOf(message.graph), message);
+    case 'persist':
+      return { result: await persist(graphOf(message.graph)) };
+    case 'close':
+      return { result: await close(message.graph, message.persist) };
+    default:
+      throw new Error(`unknown request ${message.type}`);
+  }
+}
+
+function graphOf(id) {
+  const graph = graphs.get(id);
+  if (!graph) throw new Error(`vector graph ${id} is not open`);
+  return graph;
+}
+
+/** Reads the graph file (a new empty graph when missing or unreadable) and returns its labels. */
+async function open({ graph: id, file, dimensions, m, efConstruction }) {
+  let index;
+  let unreadable;
+  if (existsSync(file)) {
+    try {
+      index = new hnswlib.HierarchicalNSW('ip', dimensions);
+      await index.readIndex(file, true);
+    } catch (error) {
+      unreadable = error instanceof Error ? error.message : String(error);
+      index = undefined;
+    }
+  }
+  const rebuilt = !index;
+  if (!index) {
+    index = new hnswlib.HierarchicalNSW('ip', dimensions);
+    index.initIndex({ maxElements: MIN_CAPACITY, m, efConstruction, randomSeed: 42, allowReplaceDeleted: true });
+  }
+  graphs.set(id, {
+    index,
+    file,
+    dimensions,
+    queue: [],
+    queued: new Set(),
+    deletions: [],
+    dirty: rebuilt,
+    writing: undefined,
+  });
+  const labels = Float64Array.from(rebuilt ? [] : index.getIdsList());
+  return { result: { labels, unreadable }, transfer: [labels.buffer] };
+}
+
+/** Deletes labels (queued ones never reach the graph); returns how many were in the graph. */
+function remove(graph, labels) {
+  let deleted = 0;
+  for (const label of labels) {
+    if (graph.queued.delete(label)) continue;
+    if (graph.writing) graph.deletions.push(label);
+    else if (markDeleted(graph.index, label)) {
+      deleted++;
+      graph.dirty = true;
+    }
+  }
+  return deleted;
+}
+
+function search(graph, { query, k, ef, allowed }) {
+  const { index } = graph;
+  const count = index.getCurrentCount();
+  if (count === 0) return { result: { labels: new Float64Array(0), distances: new Float32Array(0) } };
+  const limit = Math.min(k, count);
+  index.setEf(Math.max(ef, limit));
+  let filter;
+  if (allowed) {
+    const set = new Set(allowed);
+    filter = (label) => set.has(label);
+  }
+  const { neighbors, distances } = index.searchKnn(Array.from(query), limit, filter);
+  const result = { labels: Float64Array.from(neighbors), distances: Float32Array.from(distances) };
+  return { result, transfer: [result.labels.buffer, result.distances.buffer] };
+}
+
+/** Writes the graph when it changed (temp file + rename); mutations wait meanwhile. */
+async function persist(graph) {
+  while (graph.writing) await graph.writing;
+  applyDeletions(graph);
+  if (!graph.dirty) return false;
+  graph.dirty = false;
+  const temp = `${graph.file}.tmp`;
+  graph.writing = (async () => {
+    try {
+      await graph.index.writeIndex(temp);
+      await rename(temp, graph.file);
+    } catch (error) {
+      graph.dirty = true;
+      throw error;
+    } finally {
+      graph.writing = undefined;
+      schedule();
+    }
+  })();
+  await graph.writing;
+  return true;
+}
+
+/** Drops queued insertions, writes the graph when `persist` (and it changed), and forgets it. */
+async function close(id, persistFirst) {
+  const graph = graphs.get(id);
+  if (!graph) return false;
+  graph.queue.length = 0;
+  graph.queued.clear();
+  try {
+    if (persistFirst) return await persist(graph);
+    while (graph.writing) await graph.writing.catch(() => undefined);
+    return false;
+  } finally {
+    graphs.delete(id);
+  }
+}
+
+function applyDeletions(graph) {
+  if (graph.deletions.length === 0) return;
+  for (const label of graph.deletions.splice(0)) if (markDeleted(graph.index, label)) graph.dirty = true;
+}
+
+function ensureCapacity(graph) {
+  const { index } = graph;
+  const needed = index.getCurrentCount() + graph.queued.size;
+  const max = index.getMaxElements();
+  if (needed > max) index.resizeIndex(Math.max(needed, Math.ceil(max * 1.5)));
+}
+
+function schedule() {
+  if (scheduled) return;
+  scheduled = true;
+  setImmediate(indexSlice);
+}
+
+/** Inserts queued vectors for up to SLICE_MS, reporting each graph's progress. */
+function indexSlice() {
+  scheduled = false;
+  const deadline = performance.now() + SLICE_MS;
+  let more = false;
+  // A snapshot, and each graph served goes to the back: no namespace starves the others.
+  for (const [id, graph] of [...graphs]) {
+    if (graph.writing) continue;
+    applyDeletions(graph);
+    if (graph.queue.length === 0) continue;
+    if (performance.now() > deadline) {
+      more = true;
+      continue;
+    }
+    ensureCapacity(graph);
+    graphs.delete(id);
+    graphs.set(id, graph);
+    const done = [];
+    const { index, dimensions } = graph;
+    while (graph.queue.length > 0 && (done.length === 0 || performance.now() < deadline)) {
+      const batch = graph.queue[0];
+      if (batch.next === batch.labels.length) {
+        graph.queue.shift();
+        continue;
+      }
+      const i = batch.next++;
+      const label = batch.labels[i];
+      done.push(label); // acknowledged even when deleted meanwhile: the main thread ignores those
+      if (!graph.queued.delete(label)) continue;
+      try {
+        const start = i * dimensions;
+        index.addPoint(Array.from(batch.vectors.subarray(start, start + dimensions)), label, true);
+        graph.dirty = true;
+      } catch (error) {
+        // Stays out of the graph until the next reconciliation with SQLite (reopen) adds it back.
+        port.postMessage({ type: 'failed', graph: id, label, error: String(error?.message ?? error) });
+      }
+    }
+    if (graph.queue.length > 0 && graph.queue[0].next === graph.queue[0].labels.length) graph.queue.shift();
+    const labels = Float64Array.from(done);
+    port.postMessage({ type: 'added', graph: id, labels }, [labels.buffer]);
+    if (graph.queue.length > 0) more = true;
+  }
+  if (more) schedule();
+}
+
+/** markDelete that tolerates labels already deleted or replaced; returns whether it deleted. */
+function markDeleted(index, label) {
+  try {
+    index.markDelete(label);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,146 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { HnswWorker } from './hnsw-worker-client.js';
+import { NamespaceVectors } from './namespace-vectors.js';
+import type { Embedder, EngineLogger } from './provider-types.js';
+import { indexed, NO_LIMIT, searchRequest, tempDir, testEngine } from './test-fixtures.js';
+import type { SearchEngine } from './types.js';
+import { normalize } from './vector-math.js';
+
+const DIMENSIONS = 32;
+
+/** Deterministic pseudo-random unit vector per text (mulberry32 seeded by the text's number). */
+function syntheticVector(text: string): Float32Array {
+  let seed = Number(text.slice(1)) * 2 + 1;
+  const random = () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return normalize(Float32Array.from({ length: DIMENSIONS }, () => random() * 2 - 1));
+}
+
+const syntheticEmbedder: Embedder = {
+  name: 'synthetic-worker-test',
+  dimensions: DIMENSIONS,
+  embed: async (texts) => texts.map(syntheticVector),
+};
+
+const docs = (from: number, count: number) =>
+  Array.from({ length: count }, (_, i) => ({ id: `doc${from + i}`, content: { v: `d${from + i}` } }));
+
+describe('HNSW indexing in the worker thread', () => {
+  const temp = tempDir();
+  let engine: SearchEngine | undefined;
+  afterEach(async () => {
+    await engine?.close();
+    engine = undefined;
+  });
+  afterAll(() => temp.remove());
+
+  it('keeps searches exact and deletions invisible while a large batch is being indexed', async () => {
+    engine = testEngine(temp.dir, { embedder: syntheticEmbedder, indexingBatchSize: 16 });
+    const index = await engine.open('busy');
+    for (let start = 0; start < 6000; start += 1000) await index.upsert('', docs(start, 1000), NO_LIMIT);
+    await index.delete('', { ids: Array.from({ length: 100 }, (_, i) => `doc${i * 60}`) });
+    let checkedWhilePending = 0;
+    for (let round = 0; round < 200; round++) {
+      const pending = (await index.info()).pendingVectorCount;
+      const n = (round * 37 + 1) % 6000;
+      const { hits } = await index.search('', searchRequest(`d${n}`, { semanticWeight: 1, topK: 3 }));
+      if (n % 60 === 0) expect(hits.map((hit) => hit.id)).not.toContain(`doc${n}`);
+      else expect(hits[0].id).toBe(`doc${n}`);
+      if (pending > 0) checkedWhilePending++;
+      else if (round > 20) break;
+    }
+    expect(checkedWhilePending).toBeGreaterThan(5);
+    await indexed(index);
+    const info = await index.info();
+    expect([info.vectorCount, info.pendingVectorCount]).toEqual([5900, 0]);
+    const { hits } = await index.search('', searchRequest('d4321', { semanticWeight: 1, topK: 1 }));
+    expect(hits[0].id).toBe('doc4321');
+  });
+
+  it('closes during indexing, persists the graph, and a reopen has every document', async () => {
+    engine = testEngine(temp.dir, { embedder: syntheticEmbedder });
+    let index = await engine.open('closing');
+    await index.upsert('', docs(0, 3000), NO_LIMIT);
+    await index.delete('', { ids: ['doc7'] });
+    // Close mid-way: some vectors in the graph, the rest still pending.
+    for (let pending = 2999; pending > 2800; pending = (await index.info()).pendingVectorCount) {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    expect((await index.info()).pendingVectorCount).toBeGreaterThan(0);
+    await engine.close();
+    const file = path.join(temp.dir, 'indexes', 'closing', 'vectors-1.hnsw');
+    expect(fs.existsSync(file)).toBe(true);
+
+    engine = testEngine(temp.dir, { embedder: syntheticEmbedder });
+    index = await engine.open('closing');
+    const info = await index.info();
+    expect(info.vectorCount).toBe(2999);
+    expect(info.pendingVectorCount).toBeLessThan(2999); // part of them came from the file
+    await indexed(index);
+    for (const n of [0, 1500, 2999]) {
+      const { hits } = await index.search('', searchRequest(`d${n}`, { semanticWeight: 1, topK: 1 }));
+      expect(hits[0].id).toBe(`doc${n}`);
+    }
+    const { hits } = await index.search('', searchRequest('d7', { semanticWeight: 1, topK: 5 }));
+    expect(hits.map((hit) => hit.id)).not.toContain('doc7');
+  });
+});
+
+describe('HNSW worker failures', () => {
+  const temp = tempDir();
+  const errors: object[] = [];
+  const logger: EngineLogger = { info() {}, warn() {}, error: (o) => errors.push(o) };
+  const worker = new HnswWorker(logger);
+  const labels = Array.from({ length: 200 }, (_, i) => i + 1);
+  const source = {
+    liveLabels: () => labels,
+    vectors: (wanted: number[]) => new Map(wanted.map((label) => [label, syntheticVector(`d${label}`)])),
+  };
+  const vectors = new NamespaceVectors(
+    path.join(temp.dir, 'vectors.hnsw'),
+    DIMENSIONS,
+    { m: 16, efConstruction: 100, efSearch: 64 },
+    source,
+    logger,
+    worker,
+    64,
+  );
+  afterAll(async () => {
+    await vectors.dispose(true);
+    await worker.terminate();
+    temp.remove();
+  });
+
+  async function drained(): Promise<void> {
+    while (vectors.pendingCount > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+
+  it('rejects a failing request with the worker’s error', async () => {
+    await vectors.load();
+    await drained();
+    const [best] = await vectors.nearest(syntheticVector('d42'), 1);
+    expect(best.label).toBe(42);
+    await expect(vectors.nearest(new Float32Array(3), 1)).rejects.toThrow(/vector index worker/);
+  });
+
+  it('fails in-flight requests when the worker dies, logs it, and reloads the graph in a new worker', async () => {
+    const search = vectors.nearest(syntheticVector('d42'), 1);
+    worker.crash();
+    const late = vectors.nearest(syntheticVector('d42'), 1);
+    await expect(search).resolves.toBeDefined(); // answered before the crash message was read
+    await expect(late).rejects.toThrow(/exited/);
+    expect(errors).toContainEqual(expect.objectContaining({ code: 1 }));
+    // Until the reload, the graph is gone: nothing pending, nothing found, no hang.
+    expect(await vectors.nearest(syntheticVector('d42'), 1)).toEqual([]);
+    await vectors.load(); // the reload (also scheduled by itself) reads the file or rebuilds from the source
+    await drained();
+    const [best] = await vectors.nearest(syntheticVector('d42'), 1);
+    expect(best.label).toBe(42);
+  });
+});

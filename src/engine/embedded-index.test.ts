@@ -1,22 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AppError } from '../errors.js';
 import { createBuiltinEmbedder } from './builtin-embedder.js';
-import { indexed, NO_LIMIT, searchRequest, tempDir, testEngine } from './test-fixtures.js';
+import { indexed, NO_LIMIT, rejection, searchRequest, tempDir, testEngine } from './test-fixtures.js';
 import type { IndexEngine, SearchEngine } from './types.js';
 
 const ALL = { includeData: true, includeMetadata: true };
 const IDS_ONLY = { includeData: false, includeMetadata: false };
-
-async function rejection(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
-}
 
 describe('embedded index', () => {
   let temp: ReturnType<typeof tempDir>;

@@ -3,30 +3,22 @@ import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { HnswWorker } from './hnsw-worker-client.js';
 import { NamespaceVectors } from './namespace-vectors.js';
-import type { Embedder, EngineLogger } from './provider-types.js';
-import { indexed, NO_LIMIT, searchRequest, tempDir, testEngine } from './test-fixtures.js';
+import type { EngineLogger } from './provider-types.js';
+import {
+  syntheticEmbedder as createSyntheticEmbedder,
+  indexed,
+  NO_LIMIT,
+  searchRequest,
+  tempDir,
+  testEngine,
+  syntheticVector as vectorOf,
+} from './test-fixtures.js';
 import type { SearchEngine } from './types.js';
-import { normalize } from './vector-math.js';
 
 const DIMENSIONS = 32;
 
-/** Deterministic pseudo-random unit vector per text (mulberry32 seeded by the text's number). */
-function syntheticVector(text: string): Float32Array {
-  let seed = Number(text.slice(1)) * 2 + 1;
-  const random = () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return normalize(Float32Array.from({ length: DIMENSIONS }, () => random() * 2 - 1));
-}
-
-const syntheticEmbedder: Embedder = {
-  name: 'synthetic-worker-test',
-  dimensions: DIMENSIONS,
-  embed: async (texts) => texts.map(syntheticVector),
-};
+const syntheticEmbedder = createSyntheticEmbedder('synthetic-worker-test', DIMENSIONS);
+const syntheticVector = (text: string) => vectorOf(text, DIMENSIONS);
 
 const docs = (from: number, count: number) =>
   Array.from({ length: count }, (_, i) => ({ id: `doc${from + i}`, content: { v: `d${from + i}` } }));

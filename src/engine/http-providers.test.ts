@@ -1,8 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { AppError } from '../errors.js';
 import { createEmbedder, createEnricher, createReranker } from './providers.js';
+import { rejection } from './test-fixtures.js';
 
 type Handler = (path: string, body: Record<string, unknown>, res: http.ServerResponse) => void;
 
@@ -32,15 +32,6 @@ const fakeEmbeddings: Handler = (_path, body, res) => {
   const data = input.map((text, index) => ({ index, embedding: [text.length, 1, 0] })).reverse();
   json(res, 200, { data });
 };
-
-async function rejection(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
-}
 
 beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

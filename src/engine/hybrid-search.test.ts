@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AppError } from '../errors.js';
 import type { Enricher, Reranker } from './provider-types.js';
-import { indexed, NO_LIMIT, searchRequest, tempDir, testEngine } from './test-fixtures.js';
+import { indexed, NO_LIMIT, rejection, searchRequest, tempDir, testEngine } from './test-fixtures.js';
 import type { DocumentInput, IndexEngine, SearchEngine } from './types.js';
 
 const WORDS = [
@@ -31,15 +30,6 @@ function corpus(count: number, groups: number): DocumentInput[] {
     },
     metadata: { even: i % 2 === 0 },
   }));
-}
-
-async function rejection(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
 }
 
 describe('hybrid search', () => {

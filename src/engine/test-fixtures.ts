@@ -1,9 +1,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { expect } from 'vitest';
+import { AppError } from '../errors.js';
 import { createBuiltinEmbedder } from './builtin-embedder.js';
 import { createEmbeddedEngine, type EmbeddedEngineOptions } from './embedded-engine.js';
+import type { Embedder } from './provider-types.js';
 import type { IndexEngine, SearchEngine, SearchRequest } from './types.js';
+import { normalize } from './vector-math.js';
 
 /* Shared helpers for the engine's Vitest suites (not used by production code). */
 
@@ -43,3 +47,33 @@ export async function indexed(index: IndexEngine, timeoutMs = 20_000): Promise<v
 }
 
 export const NO_LIMIT = { maxVectorCount: -1 };
+
+/** The AppError a promise rejects with (fails the test when it resolves or rejects otherwise). */
+export async function rejection(promise: Promise<unknown>): Promise<AppError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(AppError);
+  return error as AppError;
+}
+
+/**
+ * Deterministic pseudo-random unit vectors (mulberry32): "d<i>" is document i, "q<i>" query i.
+ * Unlike the builtin embedder, nearby numbers share nothing, which makes graph recall testable.
+ */
+export function syntheticVector(text: string, dimensions: number): Float32Array {
+  let seed = Number(text.slice(1)) * 2 + (text[0] === 'q' ? 1 : 0) + 1;
+  const random = () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return normalize(Float32Array.from({ length: dimensions }, () => random() * 2 - 1));
+}
+
+/** An embedder over {@link syntheticVector}. */
+export function syntheticEmbedder(name: string, dimensions: number): Embedder {
+  return { name, dimensions, embed: async (texts) => texts.map((text) => syntheticVector(text, dimensions)) };
+}

@@ -1,9 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { searchEf } from './namespace-vectors.js';
-import type { Embedder } from './provider-types.js';
-import { indexed, NO_LIMIT, searchRequest, tempDir, testEngine } from './test-fixtures.js';
+import {
+  syntheticEmbedder as createSyntheticEmbedder,
+  indexed,
+  NO_LIMIT,
+  searchRequest,
+  tempDir,
+  testEngine,
+  syntheticVector as vectorOf,
+} from './test-fixtures.js';
 import type { IndexEngine, SearchEngine } from './types.js';
-import { dot, normalize } from './vector-math.js';
+import { dot } from './vector-math.js';
 
 describe('searchEf', () => {
   it('uses efSearch up to 100 wanted neighbours, scales beyond, and caps the scaling at 4x', () => {
@@ -26,23 +33,8 @@ const DIMENSIONS = 32;
 const DOCUMENTS = 4000;
 const QUERIES = 20;
 
-/** Deterministic pseudo-random unit vectors: "d<i>" is document i, "q<i>" query i (mulberry32). */
-function syntheticVector(text: string): Float32Array {
-  let seed = Number(text.slice(1)) * 2 + (text[0] === 'q' ? 1 : 0) + 1;
-  const random = () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return normalize(Float32Array.from({ length: DIMENSIONS }, () => random() * 2 - 1));
-}
-
-const syntheticEmbedder: Embedder = {
-  name: 'synthetic-test',
-  dimensions: DIMENSIONS,
-  embed: async (texts) => texts.map(syntheticVector),
-};
+const syntheticEmbedder = createSyntheticEmbedder('synthetic-test', DIMENSIONS);
+const syntheticVector = (text: string) => vectorOf(text, DIMENSIONS);
 
 describe('vector search recall', () => {
   const temp = tempDir();

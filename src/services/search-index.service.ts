@@ -157,10 +157,10 @@ export class SearchIndexService {
     if (!(await repo.updateOwnedSearchIndex(this.store.db, customerId, id, changes))) throw errors.indexNotFound();
   }
 
-  /** Deletes the record, then its documents. */
+  /** Deletes the record, then its usage and its documents. */
   async delete(customerId: string, id: string): Promise<void> {
     if (!(await repo.deleteOwnedSearchIndex(this.store.db, customerId, id))) throw errors.indexNotFound();
-    this.options.usage.forget(id);
+    await this.options.usage.discard(id);
     await this.options.data?.dropIndexData(id);
   }
 

@@ -2,6 +2,8 @@ import type { Kysely } from 'kysely';
 import type { ReadCache } from '../store/read-cache.js';
 import {
   addUsage,
+  deleteUsageOf,
+  pruneUsageBefore,
   sumUsage,
   sumUsageByBucket,
   type UsageBucket,
@@ -12,6 +14,13 @@ import type { DB } from '../store/schema.js';
 import type { Clock } from './clock.js';
 
 export type UsageKind = keyof UsageCounters;
+
+/**
+ * How long per-minute usage is kept: the longest stats period (30 days) and the whole current
+ * month (at most 31 days back) both fit, with room to spare.
+ */
+export const USAGE_RETENTION_SECONDS = 62 * 86_400;
+const PRUNE_INTERVAL_MS = 3_600_000;
 
 const emptyCounters = (): UsageCounters => ({ queries: 0, updates: 0, bandwidth: 0, reranks: 0 });
 
@@ -25,6 +34,7 @@ export class UsageMeter {
   private flushing = new Map<string, UsageDelta>();
   private timer?: NodeJS.Timeout;
   private flushChain: Promise<void> = Promise.resolve();
+  private prunedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly db: Kysely<DB>,
@@ -72,6 +82,12 @@ export class UsageMeter {
         throw error;
       } finally {
         this.flushing = new Map();
+      }
+      // Only nodes that write usage can grow the table, so they are the ones that trim it.
+      const now = this.clock();
+      if (now - this.prunedAt >= PRUNE_INTERVAL_MS) {
+        this.prunedAt = now;
+        await pruneUsageBefore(this.db, Math.floor(now / 1000) - USAGE_RETENTION_SECONDS);
       }
     });
     return this.flushChain;
@@ -135,9 +151,12 @@ export class UsageMeter {
     else this.pending.set(key, { ...delta });
   }
 
-  /** Drops unflushed usage of a deleted index. */
-  forget(indexId: string): void {
+  /** Drops all usage of a deleted index, unflushed and stored. */
+  async discard(indexId: string): Promise<void> {
     for (const [key, delta] of this.pending) if (delta.index_id === indexId) this.pending.delete(key);
+    // After any flush in progress, so it cannot write the index's rows back.
+    await this.flushChain.catch(() => {});
+    await deleteUsageOf(this.db, indexId);
   }
 }
 

@@ -252,8 +252,10 @@ describe('GET, rename, reset-password, DELETE /v2/search/{id}', () => {
     expect(after.token).not.toBe(after.read_only_token);
   });
 
-  test('DELETE removes the index; GET is then 404', async () => {
+  test('DELETE removes the index and its usage; GET is then 404', async () => {
     const created = await createIndex(ctx.app, owner);
+    ctx.app.services.usage.record(created.id, { queries: 4 });
+    await ctx.app.services.usage.flush();
     const response = await call('DELETE', `/v2/search/${created.id}`, owner);
     expect(response.statusCode).toBe(200);
     expect(json(response)).toBe('OK');
@@ -261,6 +263,12 @@ describe('GET, rename, reset-password, DELETE /v2/search/{id}', () => {
     expect(after.statusCode).toBe(404);
     expect(json(after).code).toBe('index_not_found');
     expect((await call('DELETE', `/v2/search/${created.id}`, owner)).statusCode).toBe(404);
+    const usage = await ctx.store.db
+      .selectFrom('usage_minutes')
+      .selectAll()
+      .where('index_id', '=', created.id)
+      .execute();
+    expect(usage).toEqual([]);
   });
 
   test('another account’s index is 404 on every route, exactly like a missing one', async () => {

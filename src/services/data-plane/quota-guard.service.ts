@@ -105,12 +105,6 @@ export class QuotaGuard {
     this.usage.record(indexId, counters);
     this.budgets.add(indexId, counters);
   }
-
-  /** Drops the in-memory state of a deleted index. */
-  forget(indexId: string): void {
-    this.budgets.forget(indexId);
-    this.rates.forget(`${indexId}\u0000`);
-  }
 }
 
 function quotaExceeded(field: string, limit: number, what: string, secondsUntilReset: number): AppError {

@@ -92,10 +92,6 @@ export class UsageBudgets {
     budget.counters.monthlyReranks += counters.reranks ?? 0;
   }
 
-  forget(indexId: string): void {
-    this.budgets.delete(indexId);
-  }
-
   private refresh(indexId: string, budget: Budget): Promise<void> {
     budget.refreshing ??= (async () => {
       try {

@@ -3,11 +3,9 @@
  * search with reranking and query enrichment, and the filter language of `@upstash/search`.
  */
 
-export { DOCUMENT_LIMITS } from './document-validation.js';
-export { createEmbeddedEngine, type EmbeddedEngineOptions } from './embedded-engine.js';
-export type { FilterField, FilterNode, FilterOperator, FilterValue } from './filter-parser.js';
-export { parseFilter } from './filter-parser.js';
-export { MAX_TOP_K } from './hybrid-search.js';
+export type * from './contract.js';
+export { createEmbeddedEngine, type EmbeddedEngineOptions } from './embedded/embedded-engine.js';
+export { MAX_TOP_K } from './embedded/hybrid-search.js';
 export type {
   Embedder,
   EmbedderConfig,
@@ -18,6 +16,8 @@ export type {
   Reranker,
   RerankerConfig,
   Vocabulary,
-} from './provider-types.js';
-export { createEmbedder, createEnricher, createReranker } from './providers.js';
-export type * from './types.js';
+} from './providers/provider-types.js';
+export { createEmbedder, createEnricher, createReranker } from './providers/providers.js';
+export { DOCUMENT_LIMITS } from './query/document-validation.js';
+export type { FilterField, FilterNode, FilterOperator, FilterValue } from './query/filter-parser.js';
+export { parseFilter } from './query/filter-parser.js';

@@ -3,11 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { AppError } from '../errors.js';
-import { createBuiltinEmbedder } from './builtin-embedder.js';
-import { createEmbeddedEngine, type EmbeddedEngineOptions } from './embedded-engine.js';
-import type { Embedder } from './provider-types.js';
-import type { IndexEngine, SearchEngine, SearchRequest } from './types.js';
-import { normalize } from './vector-math.js';
+import type { IndexEngine, SearchEngine, SearchRequest } from './contract.js';
+import { createEmbeddedEngine, type EmbeddedEngineOptions } from './embedded/embedded-engine.js';
+import { normalize } from './embedded/vector-math.js';
+import { createBuiltinEmbedder } from './providers/builtin-embedder.js';
+import type { Embedder } from './providers/provider-types.js';
 
 /* Shared helpers for the engine's Vitest suites (not used by production code). */
 

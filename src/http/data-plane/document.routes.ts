@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { DocumentInput } from '../../engine/types.js';
+import type { DocumentInput } from '../../engine/contract.js';
 import type { DataPlaneService, RangeInput } from '../../services/data-plane/data-plane.service.js';
 import { DeleteBody, FetchBody, RangeBody, ResetQuery, resultOf, UpsertBody } from '../schemas/data-plane.schemas.js';
 import { callerOf, dataPlaneSchema, envelope, namespacedUrls, namespaceOf } from './data-plane-request.js';

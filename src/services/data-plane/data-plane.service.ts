@@ -5,7 +5,7 @@ import type {
   IndexInfo,
   SearchEngine,
   SearchHit,
-} from '../../engine/types.js';
+} from '../../engine/contract.js';
 import { AppError, isAppError } from '../../errors.js';
 import type { QuotaGuard } from './quota-guard.service.js';
 import { parseDeleteBody, parseFetchBody } from './request-selectors.js';

@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
-import type { SearchEngine } from '../../engine/types.js';
+import type { SearchEngine } from '../../engine/contract.js';
 import { listAllSearchIndexIds } from '../../store/repositories/search-index.repository.js';
 import type { DB } from '../../store/schema.js';
 import type { IndexDataLifecycle, IndexDataSummary } from '../search-index.service.js';

@@ -1,4 +1,4 @@
-import type { SearchEngine } from '../../engine/types.js';
+import type { SearchEngine } from '../../engine/contract.js';
 import type { Clock } from '../clock.js';
 import type { SearchIndexService } from '../search-index.service.js';
 import type { UsageMeter } from '../usage-meter.service.js';

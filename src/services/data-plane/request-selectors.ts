@@ -1,4 +1,4 @@
-import type { DeleteSelector } from '../../engine/types.js';
+import type { DeleteSelector } from '../../engine/contract.js';
 import { AppError } from '../../errors.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { FilterField, FilterNode, FilterValue } from './filter-parser.js';
+import type { FilterField, FilterNode, FilterValue } from '../query/filter-parser.js';
 
 /** A WHERE-clause fragment with positional parameters. */
 export interface SqlFragment {

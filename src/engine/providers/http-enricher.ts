@@ -1,6 +1,6 @@
+import { tokenize } from '../query/text-tokens.js';
 import { openAiEndpoint, postJson } from './http-json-client.js';
 import type { Enricher, EnricherConfig, Vocabulary } from './provider-types.js';
-import { tokenize } from './text-tokens.js';
 
 const INSTRUCTIONS =
   'You rewrite search queries for a keyword and vector search engine. Reply with one line: the query ' +

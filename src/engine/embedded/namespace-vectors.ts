@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
+import type { EngineLogger } from '../providers/provider-types.js';
 import type { HnswWorker } from './hnsw-worker-client.js';
 import { PendingVectors } from './pending-vectors.js';
-import type { EngineLogger } from './provider-types.js';
 import type { Scored } from './vector-math.js';
 
 /** HNSW build/search parameters. */

@@ -1,8 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { rejection } from '../test-fixtures.js';
 import { createEmbedder, createEnricher, createReranker } from './providers.js';
-import { rejection } from './test-fixtures.js';
 
 type Handler = (path: string, body: Record<string, unknown>, res: http.ServerResponse) => void;
 

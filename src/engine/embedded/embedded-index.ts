@@ -1,19 +1,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { AppError } from '../errors.js';
-import { fetchByIds, idPrefixCondition, listDocuments, vectorsByLabels, vocabularyTerms } from './document-reads.js';
-import { DocumentStore } from './document-store.js';
-import { prepareDocuments } from './document-validation.js';
-import { FilterMatches } from './filter-matches.js';
-import { parseFilter } from './filter-parser.js';
-import { compileFilter } from './filter-sql.js';
-import type { HnswWorker } from './hnsw-worker-client.js';
-import { hybridSearch, type SearchContext } from './hybrid-search.js';
-import { IndexEmbedder } from './index-embedder.js';
-import { type HnswSettings, NamespaceVectors } from './namespace-vectors.js';
-import type { Embedder, EngineLogger, Enricher, Reranker } from './provider-types.js';
-import { checkIds, checkLimit, checkNamespace, checkPrefix, decodeCursor, encodeCursor } from './request-checks.js';
+import { AppError } from '../../errors.js';
 import type {
   DeleteSelector,
   DocumentInput,
@@ -27,7 +15,26 @@ import type {
   SearchOutcome,
   SearchRequest,
   UpsertOptions,
-} from './types.js';
+} from '../contract.js';
+import type { Embedder, EngineLogger, Enricher, Reranker } from '../providers/provider-types.js';
+import { prepareDocuments } from '../query/document-validation.js';
+import { parseFilter } from '../query/filter-parser.js';
+import {
+  checkIds,
+  checkLimit,
+  checkNamespace,
+  checkPrefix,
+  decodeCursor,
+  encodeCursor,
+} from '../query/request-checks.js';
+import { fetchByIds, idPrefixCondition, listDocuments, vectorsByLabels, vocabularyTerms } from './document-reads.js';
+import { DocumentStore } from './document-store.js';
+import { FilterMatches } from './filter-matches.js';
+import { compileFilter } from './filter-sql.js';
+import type { HnswWorker } from './hnsw-worker-client.js';
+import { hybridSearch, type SearchContext } from './hybrid-search.js';
+import { IndexEmbedder } from './index-embedder.js';
+import { type HnswSettings, NamespaceVectors } from './namespace-vectors.js';
 import { VocabularyCache } from './vocabulary-cache.js';
 
 /** Everything an index shares with the engine that opened it. */

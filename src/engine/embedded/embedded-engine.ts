@@ -1,13 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { AppError } from '../errors.js';
-import { createBuiltinEnricher } from './builtin-enricher.js';
-import { createBuiltinReranker } from './builtin-reranker.js';
+import { AppError } from '../../errors.js';
+import type { IndexEngine, SearchEngine } from '../contract.js';
+import { createBuiltinEnricher } from '../providers/builtin-enricher.js';
+import { createBuiltinReranker } from '../providers/builtin-reranker.js';
+import type { Embedder, EngineLogger, Enricher, Reranker } from '../providers/provider-types.js';
 import { EmbeddedIndex } from './embedded-index.js';
 import { HnswWorker } from './hnsw-worker-client.js';
-import type { Embedder, EngineLogger, Enricher, Reranker } from './provider-types.js';
-import type { IndexEngine, SearchEngine } from './types.js';
 
 export interface EmbeddedEngineOptions {
   /** Root directory; each index lives in `${dataDir}/indexes/${indexId}/`. */

@@ -1,5 +1,5 @@
+import { tokenize } from '../query/text-tokens.js';
 import type { Enricher, Vocabulary } from './provider-types.js';
-import { tokenize } from './text-tokens.js';
 
 /** Corrections kept per misspelled term; more would dilute the query. */
 const MAX_CORRECTIONS = 3;

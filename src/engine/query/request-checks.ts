@@ -1,4 +1,4 @@
-import { AppError } from '../errors.js';
+import { AppError } from '../../errors.js';
 
 /* Argument checks shared by the IndexEngine methods; each throws `invalid_request`. */
 

@@ -1,6 +1,6 @@
+import type { DocumentOutput, JsonObject, ReadOptions } from '../contract.js';
 import type { DocumentStore } from './document-store.js';
 import type { SqlFragment } from './filter-sql.js';
-import type { DocumentOutput, JsonObject, ReadOptions } from './types.js';
 import { blobToVector } from './vector-math.js';
 
 /** A documents row as selected by {@link columns}. */

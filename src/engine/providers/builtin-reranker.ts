@@ -1,5 +1,5 @@
+import { FIELD_SEPARATOR, tokenize } from '../query/text-tokens.js';
 import type { RerankDocument, Reranker } from './provider-types.js';
-import { FIELD_SEPARATOR, tokenize } from './text-tokens.js';
 
 const K1 = 1.2;
 const B = 0.75;

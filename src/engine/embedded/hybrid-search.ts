@@ -1,13 +1,13 @@
-import { AppError } from '../errors.js';
+import { AppError } from '../../errors.js';
+import type { JsonObject, SearchHit, SearchOutcome, SearchRequest } from '../contract.js';
+import type { Enricher, Reranker, Vocabulary } from '../providers/provider-types.js';
+import { parseFilter } from '../query/filter-parser.js';
+import { flattenText, ftsMatchQuery } from '../query/text-tokens.js';
 import { fullTextCandidates, rowsByLabels, toOutput } from './document-reads.js';
 import type { DocumentStore } from './document-store.js';
-import { parseFilter } from './filter-parser.js';
 import { compileFilter, type SqlFragment } from './filter-sql.js';
 import type { NamespaceVectors } from './namespace-vectors.js';
-import type { Enricher, Reranker, Vocabulary } from './provider-types.js';
 import { semanticCandidates, similarities } from './semantic-candidates.js';
-import { flattenText, ftsMatchQuery } from './text-tokens.js';
-import type { JsonObject, SearchHit, SearchOutcome, SearchRequest } from './types.js';
 
 /** Largest topK accepted; deeper pages are not a search use case and would scan too much. */
 export const MAX_TOP_K = 1000;

@@ -1,4 +1,4 @@
-import { AppError } from '../errors.js';
+import { AppError } from '../../errors.js';
 
 export type FilterToken =
   | { kind: 'word'; text: string; position: number }

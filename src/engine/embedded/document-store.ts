@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
-import { AppError } from '../errors.js';
-import type { PreparedDocument } from './document-validation.js';
+import { AppError } from '../../errors.js';
+import type { PreparedDocument } from '../query/document-validation.js';
 import { vectorToBlob } from './vector-math.js';
 
 const SCHEMA = `

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../errors.js';
+import { AppError } from '../../errors.js';
 import { parseFilter } from './filter-parser.js';
 
 const content = (...path: (string | number)[]) => ({ source: 'content', path });

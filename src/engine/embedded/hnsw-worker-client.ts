@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { EngineLogger } from './provider-types.js';
+import type { EngineLogger } from '../providers/provider-types.js';
 
 /** What a graph's owner hears from the worker besides replies. */
 export interface GraphListener {

@@ -1,6 +1,6 @@
+import { normalize } from '../embedded/vector-math.js';
+import { tokenize } from '../query/text-tokens.js';
 import type { Embedder } from './provider-types.js';
-import { tokenize } from './text-tokens.js';
-import { normalize } from './vector-math.js';
 
 /**
  * Feature weights, tuned so that a one-edit typo of a word scores ~0.3–0.5 cosine against it while

@@ -1,6 +1,6 @@
-import { AppError } from '../errors.js';
+import { AppError } from '../../errors.js';
+import type { Embedder } from '../providers/provider-types.js';
 import type { DocumentStore } from './document-store.js';
-import type { Embedder } from './provider-types.js';
 import { normalize } from './vector-math.js';
 
 /**

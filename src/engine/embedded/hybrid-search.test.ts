@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Enricher, Reranker } from './provider-types.js';
-import { indexed, NO_LIMIT, rejection, searchRequest, tempDir, testEngine } from './test-fixtures.js';
-import type { DocumentInput, IndexEngine, SearchEngine } from './types.js';
+import type { DocumentInput, IndexEngine, SearchEngine } from '../contract.js';
+import type { Enricher, Reranker } from '../providers/provider-types.js';
+import { indexed, NO_LIMIT, rejection, searchRequest, tempDir, testEngine } from '../test-fixtures.js';
 
 const WORDS = [
   'alpha',

@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { HnswWorker } from './hnsw-worker-client.js';
-import { NamespaceVectors } from './namespace-vectors.js';
-import type { EngineLogger } from './provider-types.js';
+import type { SearchEngine } from '../contract.js';
+import type { EngineLogger } from '../providers/provider-types.js';
 import {
   syntheticEmbedder as createSyntheticEmbedder,
   indexed,
@@ -12,8 +11,9 @@ import {
   tempDir,
   testEngine,
   syntheticVector as vectorOf,
-} from './test-fixtures.js';
-import type { SearchEngine } from './types.js';
+} from '../test-fixtures.js';
+import { HnswWorker } from './hnsw-worker-client.js';
+import { NamespaceVectors } from './namespace-vectors.js';
 
 const DIMENSIONS = 32;
 

@@ -1,6 +1,6 @@
-import { AppError } from '../errors.js';
+import { AppError } from '../../errors.js';
+import type { DocumentInput, JsonObject } from '../contract.js';
 import { flattenText } from './text-tokens.js';
-import type { DocumentInput, JsonObject } from './types.js';
 
 /** Per-document limits, enforced before anything is embedded or written. */
 export const DOCUMENT_LIMITS = {

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DocumentInput } from '../contract.js';
+import { prepareDocuments } from '../query/document-validation.js';
+import { parseFilter } from '../query/filter-parser.js';
+import { tempDir } from '../test-fixtures.js';
 import { filterLabels } from './document-reads.js';
 import { DocumentStore } from './document-store.js';
-import { prepareDocuments } from './document-validation.js';
-import { parseFilter } from './filter-parser.js';
 import { compileFilter } from './filter-sql.js';
-import { tempDir } from './test-fixtures.js';
-import type { DocumentInput } from './types.js';
 
 const docs: DocumentInput[] = [
   {

@@ -1,4 +1,4 @@
-import type { Vocabulary } from './provider-types.js';
+import type { Vocabulary } from '../providers/provider-types.js';
 
 interface Entry {
   vocabulary: Vocabulary;

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { prepareDocuments } from '../query/document-validation.js';
+import { tempDir } from '../test-fixtures.js';
 import { DocumentStore } from './document-store.js';
-import { prepareDocuments } from './document-validation.js';
 import type { NamespaceVectors } from './namespace-vectors.js';
 import { EXACT_FILTER_LIMIT, semanticCandidates } from './semantic-candidates.js';
-import { tempDir } from './test-fixtures.js';
 import { dot, normalize } from './vector-math.js';
 
 const COUNT = EXACT_FILTER_LIMIT + 500;

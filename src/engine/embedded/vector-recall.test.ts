@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { searchEf } from './namespace-vectors.js';
+import type { IndexEngine, SearchEngine } from '../contract.js';
 import {
   syntheticEmbedder as createSyntheticEmbedder,
   indexed,
@@ -8,8 +8,8 @@ import {
   tempDir,
   testEngine,
   syntheticVector as vectorOf,
-} from './test-fixtures.js';
-import type { IndexEngine, SearchEngine } from './types.js';
+} from '../test-fixtures.js';
+import { searchEf } from './namespace-vectors.js';
 import { dot } from './vector-math.js';
 
 describe('searchEf', () => {

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createBuiltinEmbedder } from './builtin-embedder.js';
-import { indexed, NO_LIMIT, rejection, searchRequest, tempDir, testEngine } from './test-fixtures.js';
-import type { IndexEngine, SearchEngine } from './types.js';
+import type { IndexEngine, SearchEngine } from '../contract.js';
+import { createBuiltinEmbedder } from '../providers/builtin-embedder.js';
+import { indexed, NO_LIMIT, rejection, searchRequest, tempDir, testEngine } from '../test-fixtures.js';
 
 const ALL = { includeData: true, includeMetadata: true };
 const IDS_ONLY = { includeData: false, includeMetadata: false };

@@ -1,4 +1,4 @@
-import type { Json } from './types.js';
+import type { Json } from '../contract.js';
 
 /** Separates the string values of a document in its flattened text, so field boundaries survive. */
 export const FIELD_SEPARATOR = '\n';

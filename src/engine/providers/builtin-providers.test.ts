@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { dot } from '../embedded/vector-math.js';
 import { createBuiltinEmbedder } from './builtin-embedder.js';
 import { createBuiltinEnricher, editDistance } from './builtin-enricher.js';
 import { createBuiltinReranker } from './builtin-reranker.js';
 import type { Vocabulary } from './provider-types.js';
-import { dot } from './vector-math.js';
 
 const vocabularyOf = (terms: string[]): Vocabulary => ({
   has: (term) => terms.includes(term),

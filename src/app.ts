@@ -87,6 +87,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       reranker: createReranker(config.rerank),
       enricher: createEnricher({ ...config.enrichment, logger: app.log }),
       logger: app.log,
+      maxOpenIndexes: config.maxOpenIndexes,
     });
   const services = createServices({
     config,
@@ -159,8 +160,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 
   app.addHook('onReady', async () => {
     services.usage.start();
-    // The folder layout is the embedded engine's; a given engine keeps its data elsewhere.
-    if (ownsEngine) await removeOrphanedIndexData({ engine, dataDir: config.dataDir, db: store.db, logger: app.log });
+    if (ownsEngine) await removeOrphanedIndexData(engine, store.db, app.log);
   });
   // Runs after in-flight requests finished: flush usage, then persist and close the indexes.
   app.addHook('onClose', async () => {

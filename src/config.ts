@@ -45,6 +45,8 @@ export interface Config {
   dataDomain?: string;
   bodyLimitBytes: number;
   meteringFlushMs: number;
+  /** Indexes kept open on this node while idle (file descriptors, memory). */
+  maxOpenIndexes: number;
   embeddings: EmbeddingsConfig;
   rerank: HttpServiceConfig;
   enrichment: HttpServiceConfig;
@@ -175,6 +177,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     dataDomain: str(undefined, 'SEARCHPLANE_DATA_DOMAIN')?.replace(/^\.+/, '').toLowerCase(),
     bodyLimitBytes: int(env.SEARCHPLANE_BODY_LIMIT_BYTES, 'SEARCHPLANE_BODY_LIMIT_BYTES', 1_048_576, 1024, 1 << 30),
     meteringFlushMs: int(env.SEARCHPLANE_METERING_FLUSH_MS, 'SEARCHPLANE_METERING_FLUSH_MS', 1000, 10, 60_000),
+    maxOpenIndexes: int(env.SEARCHPLANE_MAX_OPEN_INDEXES, 'SEARCHPLANE_MAX_OPEN_INDEXES', 64, 1, 100_000),
     embeddings: {
       provider,
       url: embeddingsUrl,

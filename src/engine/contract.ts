@@ -1,7 +1,8 @@
 /**
- * The contract between the data plane and the search engine behind each index.
- * The embedded engine (SQLite + FTS5 + HNSW files under the data dir) implements it; a
- * PostgreSQL engine can implement the same interface later without touching the HTTP layer.
+ * The contract between the data plane and the search engine behind each index. The embedded
+ * engine (embedded/: SQLite + full-text + HNSW files under the data dir) implements it, and so does
+ * the PostgreSQL engine (postgres/: PostgreSQL as the system of record, the embedded files as each
+ * node's disposable materialization).
  *
  * "Namespace" is what the `@upstash/search` SDK calls an index (`client.index(name)`).
  */
@@ -102,12 +103,40 @@ export interface IndexEngine {
   listNamespaces(): Promise<string[]>;
 }
 
+/** Counts and size of an index, read without keeping it open. */
+export interface IndexSummary {
+  vectorCount: number;
+  pendingVectorCount: number;
+  /** Bytes stored for the index. */
+  indexSize: number;
+}
+
+/** What the engine holds on this node right now (for metrics). */
+export interface EngineStats {
+  openIndexes: number;
+  /** Documents of the open indexes. */
+  documents: number;
+  /** Vectors of the open indexes committed but not yet in a vector graph. */
+  pendingVectors: number;
+}
+
 /** Owns every index's engine on this node. */
 export interface SearchEngine {
-  /** Opens (lazily, cached) the data of an index. */
+  /**
+   * A handle on the data of an index. Opening is lazy: each call on the handle opens the index if
+   * needed and keeps it open while it runs; idle indexes close as the engine sees fit.
+   */
   open(indexId: string): Promise<IndexEngine>;
-  /** Closes the index and removes all its data from disk. */
+  /** Counts and size of an index without keeping it open. */
+  describe(indexId: string): Promise<IndexSummary>;
+  /** Closes the index and removes all its data. */
   drop(indexId: string): Promise<void>;
+  /**
+   * Removes the data of indexes that no longer exist (deleted while this node was down, or with
+   * their account); `existing` tells which of the given ids still exist. Returns the ids removed.
+   */
+  sweep(existing: (indexIds: string[]) => Promise<Set<string>>): Promise<string[]>;
+  stats(): Promise<EngineStats>;
   /** Persists vector indexes and closes every open index. */
   close(): Promise<void>;
 }

@@ -5,7 +5,6 @@
 
 export type * from './contract.js';
 export { createEmbeddedEngine, type EmbeddedEngineOptions } from './embedded/embedded-engine.js';
-export { MAX_TOP_K } from './embedded/hybrid-search.js';
 export type {
   Embedder,
   EmbedderConfig,
@@ -21,3 +20,4 @@ export { createEmbedder, createEnricher, createReranker } from './providers/prov
 export { DOCUMENT_LIMITS } from './query/document-validation.js';
 export type { FilterField, FilterNode, FilterOperator, FilterValue } from './query/filter-parser.js';
 export { parseFilter } from './query/filter-parser.js';
+export { MAX_TOP_K } from './query/search-request.js';

@@ -4,7 +4,7 @@ import type { SqlFragment } from './filter-sql.js';
 import { blobToVector } from './vector-math.js';
 
 /** A documents row as selected by {@link columns}. */
-interface DocumentRow {
+export interface DocumentRow {
   label: number;
   id: string;
   content?: string;

@@ -26,6 +26,19 @@ export interface WriteResult {
   removed: number[];
 }
 
+/** A change decided by the system of record, applied to this local copy with its label. */
+export type StoreChange =
+  | { kind: 'upsert'; namespace: string; label: number; doc: PreparedDocument; vector: Float32Array }
+  | { kind: 'delete'; namespace: string; id: string }
+  | { kind: 'reset' | 'drop-namespace' | 'namespace'; namespace: string };
+
+/** What {@link DocumentStore.apply} changed, per namespace id. */
+export interface AppliedChanges {
+  byNamespace: Map<number, WriteResult>;
+  /** Namespaces whose earlier documents were all removed (their derived indexes start over). */
+  cleared: Set<number>;
+}
+
 /**
  * One index's SQLite file: namespaces, documents (content/metadata as JSONB so filters skip JSON
  * parsing), embeddings, and one contentless FTS5 table per namespace (so BM25 statistics, reset and
@@ -47,13 +60,7 @@ export class DocumentStore {
     this.db.pragma('mmap_size = 1073741824');
     this.db.pragma('cache_size = -65536');
     this.db.exec(SCHEMA);
-    for (const row of this.all<{ id: number; name: string }>('SELECT id, name FROM namespaces')) {
-      this.namespaceIds.set(row.name, row.id);
-      this.counts.set(row.id, 0);
-    }
-    for (const row of this.all<{ ns: number; n: number }>('SELECT ns, count(*) AS n FROM documents GROUP BY ns')) {
-      this.counts.set(row.ns, row.n);
-    }
+    this.reloadNamespaces();
   }
 
   /** A cached prepared statement; SQL is always built from constants and numeric ids, never user text. */
@@ -121,24 +128,7 @@ export class DocumentStore {
     const totalBefore = this.totalCount();
     const nsId = this.db.transaction(() => {
       const id = this.ensureNamespace(namespace);
-      const fts = this.ftsTable(id);
-      const remove = this.statement('DELETE FROM documents WHERE ns = ? AND id = ? RETURNING label');
-      const insert = this.statement(
-        'INSERT INTO documents (ns, id, content, metadata) VALUES (?, ?, jsonb(?), jsonb(?))',
-      );
-      const insertVector = this.statement('INSERT INTO embeddings (label, vector) VALUES (?, ?)');
-      const insertText = this.statement(`INSERT INTO ${fts} (rowid, text) VALUES (?, ?)`);
-      docs.forEach((doc, i) => {
-        const old = remove.get(id, doc.id) as { label: number } | undefined;
-        if (old) {
-          this.removeIndexEntries(id, [old.label]);
-          result.removed.push(old.label);
-        }
-        const label = Number(insert.run(id, doc.id, doc.content, doc.metadata).lastInsertRowid);
-        insertVector.run(label, vectorToBlob(vectors[i]));
-        insertText.run(label, doc.text);
-        result.added.push({ label, vector: vectors[i] });
-      });
+      for (let i = 0; i < docs.length; i++) this.replace(id, docs[i], vectors[i], undefined, result);
       const totalAfter = totalBefore + result.added.length - result.removed.length;
       if (maxVectorCount >= 0 && totalAfter > maxVectorCount && totalAfter > totalBefore) {
         throw new AppError('vector_limit_exceeded', `This index is limited to ${maxVectorCount} documents`, {
@@ -150,6 +140,65 @@ export class DocumentStore {
     this.namespaceIds.set(namespace, nsId);
     this.counts.set(nsId, this.documentCount(nsId) + result.added.length - result.removed.length);
     return result;
+  }
+
+  /**
+   * Applies changes decided elsewhere (the system of record), in order, in one transaction with
+   * the new `watermark` (meta key `watermark`). Upserts carry their label; applying a version that
+   * is already here is a no-op, so replaying changes after a crash is safe. Returns what changed
+   * per namespace id; a namespace in `cleared` lost all its earlier documents (reset or dropped).
+   */
+  apply(changes: StoreChange[], watermark: number): AppliedChanges {
+    const applied: AppliedChanges = { byNamespace: new Map(), cleared: new Set() };
+    const effects = (nsId: number): WriteResult => {
+      let effect = applied.byNamespace.get(nsId);
+      if (!effect) {
+        effect = { added: [], removed: [] };
+        applied.byNamespace.set(nsId, effect);
+      }
+      return effect;
+    };
+    this.db.transaction(() => {
+      for (const change of changes) {
+        if (change.kind === 'upsert') {
+          const nsId = this.ensureNamespace(change.namespace);
+          const current = this.statement('SELECT label FROM documents WHERE ns = ? AND id = ?').get(
+            nsId,
+            change.doc.id,
+          ) as { label: number } | undefined;
+          if (current && current.label >= change.label) continue;
+          this.replace(nsId, change.doc, change.vector, change.label, effects(nsId));
+        } else if (change.kind === 'namespace') {
+          this.ensureNamespace(change.namespace);
+        } else {
+          const nsId = this.lookupNamespace(change.namespace);
+          if (nsId === undefined) continue;
+          if (change.kind === 'delete') {
+            const old = this.statement('DELETE FROM documents WHERE ns = ? AND id = ? RETURNING label').get(
+              nsId,
+              change.id,
+            ) as { label: number } | undefined;
+            if (old) {
+              this.removeIndexEntries(nsId, [old.label]);
+              effects(nsId).removed.push(old.label);
+            }
+          } else {
+            this.clearRows(nsId, change.kind === 'drop-namespace');
+            applied.byNamespace.delete(nsId);
+            applied.cleared.add(nsId);
+          }
+        }
+      }
+      this.setMeta('watermark', String(watermark));
+    })();
+    this.statements.clear(); // a cleared namespace's FTS table was recreated
+    this.reloadNamespaces();
+    return applied;
+  }
+
+  /** The highest change applied by {@link apply}, 0 before the first. */
+  watermark(): number {
+    return Number(this.getMeta('watermark') ?? 0);
   }
 
   /** Deletes the documents a `SELECT label ...` query returns (params follow), in one transaction. */
@@ -167,15 +216,7 @@ export class DocumentStore {
 
   /** Removes every document of the namespace; with `drop` the namespace itself too. */
   clearNamespace(nsId: number, drop: boolean): void {
-    const fts = this.ftsTable(nsId);
-    this.db.transaction(() => {
-      this.statement('DELETE FROM embeddings WHERE label IN (SELECT label FROM documents WHERE ns = ?)').run(nsId);
-      this.statement('DELETE FROM documents WHERE ns = ?').run(nsId);
-      // Recreating the FTS table is much faster than deleting its rows one by one.
-      this.db.exec(`DROP TABLE IF EXISTS ${fts}_vocab; DROP TABLE IF EXISTS ${fts};`);
-      if (drop) this.statement('DELETE FROM namespaces WHERE id = ?').run(nsId);
-      else this.createFtsTable(nsId);
-    })();
+    this.db.transaction(() => this.clearRows(nsId, drop))();
     this.statements.clear(); // statements on the dropped FTS table are invalid now
     this.counts.set(nsId, 0);
     if (drop) {
@@ -189,11 +230,62 @@ export class DocumentStore {
   }
 
   private ensureNamespace(name: string): number {
-    const existing = this.statement('SELECT id FROM namespaces WHERE name = ?').get(name) as { id: number } | undefined;
-    if (existing) return existing.id;
+    const existing = this.lookupNamespace(name);
+    if (existing !== undefined) return existing;
     const id = Number(this.statement('INSERT INTO namespaces (name) VALUES (?)').run(name).lastInsertRowid);
     this.createFtsTable(id);
     return id;
+  }
+
+  private lookupNamespace(name: string): number | undefined {
+    return (this.statement('SELECT id FROM namespaces WHERE name = ?').get(name) as { id: number } | undefined)?.id;
+  }
+
+  /** Replaces the document (namespace, id) by a new version (label given, or the next rowid). */
+  private replace(
+    nsId: number,
+    doc: PreparedDocument,
+    vector: Float32Array,
+    label: number | undefined,
+    result: WriteResult,
+  ): void {
+    const old = this.statement('DELETE FROM documents WHERE ns = ? AND id = ? RETURNING label').get(nsId, doc.id) as
+      | { label: number }
+      | undefined;
+    if (old) {
+      this.removeIndexEntries(nsId, [old.label]);
+      result.removed.push(old.label);
+    }
+    const inserted = this.statement(
+      'INSERT INTO documents (label, ns, id, content, metadata) VALUES (?, ?, ?, jsonb(?), jsonb(?))',
+    ).run(label ?? null, nsId, doc.id, doc.content, doc.metadata);
+    const newLabel = Number(inserted.lastInsertRowid);
+    this.statement('INSERT INTO embeddings (label, vector) VALUES (?, ?)').run(newLabel, vectorToBlob(vector));
+    this.statement(`INSERT INTO ${this.ftsTable(nsId)} (rowid, text) VALUES (?, ?)`).run(newLabel, doc.text);
+    result.added.push({ label: newLabel, vector });
+  }
+
+  private clearRows(nsId: number, drop: boolean): void {
+    const fts = this.ftsTable(nsId);
+    this.statement('DELETE FROM embeddings WHERE label IN (SELECT label FROM documents WHERE ns = ?)').run(nsId);
+    this.statement('DELETE FROM documents WHERE ns = ?').run(nsId);
+    // Recreating the FTS table is much faster than deleting its rows one by one.
+    this.db.exec(`DROP TABLE IF EXISTS ${fts}_vocab; DROP TABLE IF EXISTS ${fts};`);
+    if (drop) this.statement('DELETE FROM namespaces WHERE id = ?').run(nsId);
+    else this.createFtsTable(nsId);
+  }
+
+  /** Re-reads namespaces and their document counts (after changes applied in bulk). */
+  private reloadNamespaces(): void {
+    this.namespaceIds.clear();
+    this.counts.clear();
+    for (const row of this.all<{ id: number; name: string }>('SELECT id, name FROM namespaces')) {
+      this.namespaceIds.set(row.name, row.id);
+      this.counts.set(row.id, 0);
+    }
+    for (const row of this.all<{ ns: number; n: number }>('SELECT ns, count(*) AS n FROM documents GROUP BY ns')) {
+      this.counts.set(row.ns, row.n);
+    }
   }
 
   private createFtsTable(nsId: number): void {

@@ -1,13 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import { AppError } from '../../errors.js';
-import type { IndexEngine, SearchEngine } from '../contract.js';
+import Database from 'better-sqlite3';
+import type { EngineStats, IndexEngine, IndexSummary, SearchEngine } from '../contract.js';
 import { createBuiltinEnricher } from '../providers/builtin-enricher.js';
 import { createBuiltinReranker } from '../providers/builtin-reranker.js';
 import type { Embedder, EngineLogger, Enricher, Reranker } from '../providers/provider-types.js';
-import { EmbeddedIndex } from './embedded-index.js';
+import { EmbeddedIndex, type IndexSettings } from './embedded-index.js';
 import { HnswWorker } from './hnsw-worker-client.js';
+import { databaseFile, folderSize, indexFolder, localIndexIds } from './index-files.js';
+import { OpenIndexes } from './open-indexes.js';
 
 export interface EmbeddedEngineOptions {
   /** Root directory; each index lives in `${dataDir}/indexes/${indexId}/`. */
@@ -18,6 +19,8 @@ export interface EmbeddedEngineOptions {
   /** Default: builtin. */
   enricher?: Enricher;
   logger?: EngineLogger;
+  /** Indexes kept open while idle (default 64); more close least recently used first. */
+  maxOpenIndexes?: number;
   /**
    * HNSW graph parameters. Defaults m 24, efConstruction 150, efSearch 1024: recall@10 ≈ 0.97 at
    * 100k documents of bench/data-plane.bench.js (builtin embedder; efSearch 512 gave 0.94, 768
@@ -37,18 +40,26 @@ export interface EmbeddedEngineOptions {
   persistIntervalMs?: number;
 }
 
-const INDEX_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 const silentLogger: EngineLogger = { info() {}, warn() {}, error() {} };
+export const DEFAULT_MAX_OPEN_INDEXES = 64;
+
+/** The embedded engine plus what the PostgreSQL engine needs of it to keep replicas. */
+export interface EmbeddedEngine extends SearchEngine {
+  /** Runs `work` on the local index (opening it if needed); it stays open meanwhile. */
+  use<R>(indexId: string, work: (index: EmbeddedIndex) => Promise<R>): Promise<R>;
+  /** Whether the index has local data on this node. */
+  hasLocalData(indexId: string): boolean;
+}
 
 /**
- * The embedded engine: SQLite (documents, FTS5) + hnswlib (vectors) files under `dataDir`, no
+ * The embedded engine: SQLite (documents, full-text) + hnswlib (vectors) files under `dataDir`, no
  * external services besides optional HTTP model endpoints. One worker thread (hnsw-worker.js)
- * holds every open HNSW graph, so vector indexing runs beside request handling. Indexes open
- * lazily and stay open until dropped or the engine closes.
+ * holds every open HNSW graph, so vector indexing runs beside request handling. Indexes open on
+ * use and close when idle beyond `maxOpenIndexes` (see {@link OpenIndexes}).
  */
-export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngine {
+export function createEmbeddedEngine(options: EmbeddedEngineOptions): EmbeddedEngine {
   const logger = options.logger ?? silentLogger;
-  const settings = {
+  const settings: IndexSettings = {
     embedder: options.embedder,
     reranker: options.reranker ?? createBuiltinReranker(),
     enricher: options.enricher ?? createBuiltinEnricher(),
@@ -62,44 +73,108 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
     indexingBatchSize: options.indexingBatchSize ?? 64,
     persistIntervalMs: options.persistIntervalMs ?? 30_000,
   };
-  const indexes = new Map<string, Promise<EmbeddedIndex>>();
-  const folder = (indexId: string) => {
-    // The id becomes a directory name: no separators, no "..", nothing hidden.
-    if (!INDEX_ID.test(indexId) || indexId.includes('..')) {
-      throw new AppError('invalid_request', `Invalid index id '${String(indexId).slice(0, 64)}'`);
-    }
-    return join(options.dataDir, 'indexes', indexId);
-  };
+  const folder = (indexId: string) => indexFolder(options.dataDir, indexId);
+  const indexes = new OpenIndexes<EmbeddedIndex>(
+    options.maxOpenIndexes ?? DEFAULT_MAX_OPEN_INDEXES,
+    async (indexId) => {
+      const dir = folder(indexId);
+      mkdirSync(dir, { recursive: true });
+      return new EmbeddedIndex(dir, settings);
+    },
+    (indexId, error) => logger.error({ err: error, indexId }, 'closing an index failed'),
+  );
 
-  return {
-    open(indexId: string): Promise<IndexEngine> {
-      let opening = indexes.get(indexId);
-      if (!opening) {
-        opening = (async () => {
-          const dir = folder(indexId);
-          mkdirSync(dir, { recursive: true });
-          return new EmbeddedIndex(dir, settings);
-        })();
-        indexes.set(indexId, opening);
-        opening.catch(() => indexes.delete(indexId));
+  const engine: EmbeddedEngine = {
+    async open(indexId: string): Promise<IndexEngine> {
+      folder(indexId); // refuses an unsafe id now rather than at the first call
+      return indexHandle((work) => indexes.use(indexId, work));
+    },
+
+    use: (indexId, work) => indexes.use(indexId, work),
+
+    hasLocalData(indexId: string): boolean {
+      return folderSize(folder(indexId)) > 0;
+    },
+
+    async describe(indexId: string): Promise<IndexSummary> {
+      const open = await indexes.peek(indexId)?.catch(() => undefined);
+      if (open) {
+        const { documents, pendingVectors } = open.counts();
+        return { vectorCount: documents, pendingVectorCount: pendingVectors, indexSize: folderSize(open.folder) };
       }
-      return opening;
+      return {
+        vectorCount: countDocuments(folder(indexId)),
+        pendingVectorCount: 0,
+        indexSize: folderSize(folder(indexId)),
+      };
     },
 
     async drop(indexId: string): Promise<void> {
       const dir = folder(indexId);
-      const opening = indexes.get(indexId);
-      indexes.delete(indexId);
-      const index = await opening?.catch(() => undefined);
-      await index?.close();
-      await rm(dir, { recursive: true, force: true });
+      await indexes.drop(indexId, () => rm(dir, { recursive: true, force: true }));
+    },
+
+    async sweep(existing): Promise<string[]> {
+      // Folders are listed before the store is read: a folder is only ever created after its index
+      // row, so a folder whose id is missing from the later read really is orphaned.
+      const ids = await localIndexIds(options.dataDir);
+      if (ids.length === 0) return [];
+      const known = await existing(ids);
+      const removed: string[] = [];
+      for (const id of ids.filter((candidate) => !known.has(candidate))) {
+        try {
+          await engine.drop(id);
+          removed.push(id);
+        } catch (error) {
+          logger.warn({ err: error, indexId: id }, 'could not remove data of a deleted index');
+        }
+      }
+      return removed;
+    },
+
+    async stats(): Promise<EngineStats> {
+      const stats: EngineStats = { openIndexes: 0, documents: 0, pendingVectors: 0 };
+      for (const index of await indexes.openNow()) {
+        const counts = index.counts();
+        stats.openIndexes++;
+        stats.documents += counts.documents;
+        stats.pendingVectors += counts.pendingVectors;
+      }
+      return stats;
     },
 
     async close(): Promise<void> {
-      const open = [...indexes.values()];
-      indexes.clear();
-      await Promise.all(open.map(async (opening) => (await opening.catch(() => undefined))?.close()));
-      if (indexes.size === 0) await settings.hnswWorker.terminate();
+      await indexes.closeAll();
+      await settings.hnswWorker.terminate();
     },
   };
+  return engine;
+}
+
+/** An IndexEngine whose every call runs through `use` (so the index is open while it runs). */
+export function indexHandle(use: <R>(work: (index: IndexEngine) => Promise<R>) => Promise<R>): IndexEngine {
+  return {
+    upsert: (namespace, docs, options) => use((index) => index.upsert(namespace, docs, options)),
+    search: (namespace, request) => use((index) => index.search(namespace, request)),
+    fetch: (namespace, selector, options) => use((index) => index.fetch(namespace, selector, options)),
+    delete: (namespace, selector) => use((index) => index.delete(namespace, selector)),
+    range: (namespace, request) => use((index) => index.range(namespace, request)),
+    reset: (namespace) => use((index) => index.reset(namespace)),
+    deleteNamespace: (namespace) => use((index) => index.deleteNamespace(namespace)),
+    info: () => use((index) => index.info()),
+    listNamespaces: () => use((index) => index.listNamespaces()),
+  };
+}
+
+/** Documents in a closed index's database, read without opening the index (0 when it has none). */
+function countDocuments(dir: string): number {
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(databaseFile(dir), { readonly: true, fileMustExist: true });
+    return (db.prepare('SELECT count(*) AS n FROM documents').get() as { n: number }).n;
+  } catch {
+    return 0; // no data yet, or dropped meanwhile
+  } finally {
+    db?.close();
+  }
 }

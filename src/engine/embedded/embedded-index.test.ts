@@ -213,7 +213,8 @@ describe('embedded index', () => {
     await index.upsert('', [{ id: '1', content: { t: 'hello' } }], NO_LIMIT);
     await engine.close();
     const other = testEngine(temp.dir, { embedder: createBuiltinEmbedder(64) });
-    const error = await rejection(other.open('idx'));
+    // Opening is lazy: the first call on the index refuses.
+    const error = await rejection((await other.open('idx')).info());
     expect(error.message).toMatch(
       /built with embedder 'builtin-hash-v1\/256' \(256 dimensions\).*'builtin-hash-v1\/64'/,
     );
@@ -291,9 +292,51 @@ describe('embedded index', () => {
     await index.upsert('', [{ id: '1', content: { t: 'x' } }], NO_LIMIT);
     await engine.drop('idx');
     expect(fs.existsSync(path.join(temp.dir, 'indexes', 'idx'))).toBe(false);
-    expect((await rejection(index.info())).code).toBe('service_unavailable');
-    const fresh = await engine.open('idx');
-    expect((await fresh.info()).vectorCount).toBe(0);
+    // Index ids are never reused: a late call on a dropped index must not re-create its files.
+    expect((await rejection(index.info())).code).toBe('index_not_found');
+    expect(
+      (await rejection((await engine.open('idx')).upsert('', [{ id: '2', content: { t: 'y' } }], NO_LIMIT))).code,
+    ).toBe('index_not_found');
+    expect(fs.existsSync(path.join(temp.dir, 'indexes', 'idx'))).toBe(false);
     expect((await rejection(engine.open('../evil'))).code).toBe('invalid_request');
+  });
+});
+
+describe('embedded engine with many indexes', () => {
+  it('keeps at most maxOpenIndexes idle indexes open, describes closed ones, and loses nothing', async () => {
+    const temp = tempDir();
+    const engine = testEngine(temp.dir, { maxOpenIndexes: 3 });
+    try {
+      for (let i = 0; i < 12; i++) {
+        const index = await engine.open(`idx${i}`);
+        await index.upsert(
+          '',
+          [
+            { id: `d${i}`, content: { t: `text ${i}` } },
+            { id: 'shared', content: { t: 'x' } },
+          ],
+          NO_LIMIT,
+        );
+      }
+      expect((await engine.stats()).openIndexes).toBe(3);
+      // idx0 was closed long ago: described from its file, without opening it again.
+      expect(await engine.describe('idx0')).toEqual({
+        vectorCount: 2,
+        pendingVectorCount: 0,
+        indexSize: expect.any(Number),
+      });
+      expect((await engine.describe('idx0')).indexSize).toBeGreaterThan(0);
+      expect((await engine.stats()).openIndexes).toBe(3);
+      expect(await engine.describe('never-written')).toEqual({ vectorCount: 0, pendingVectorCount: 0, indexSize: 0 });
+      for (let i = 0; i < 12; i++) {
+        const hits = (await (await engine.open(`idx${i}`)).search('', searchRequest(`text ${i}`, { topK: 1 }))).hits;
+        expect(hits.map((hit) => hit.id)).toEqual([`d${i}`]);
+      }
+      expect((await engine.stats()).openIndexes).toBe(3);
+      expect(fs.existsSync(path.join(temp.dir, 'indexes', 'never-written'))).toBe(false);
+    } finally {
+      await engine.close();
+      temp.remove();
+    }
   });
 });

@@ -1,6 +1,5 @@
-import { readdirSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import { AppError } from '../../errors.js';
 import type {
   DeleteSelector,
@@ -28,13 +27,14 @@ import {
   encodeCursor,
 } from '../query/request-checks.js';
 import { fetchByIds, idPrefixCondition, listDocuments, vectorsByLabels, vocabularyTerms } from './document-reads.js';
-import { DocumentStore } from './document-store.js';
+import { DocumentStore, type StoreChange, type WriteResult } from './document-store.js';
 import { FilterMatches } from './filter-matches.js';
-import { compileFilter } from './filter-sql.js';
+import { compileFilter, type SqlFragment } from './filter-sql.js';
 import type { HnswWorker } from './hnsw-worker-client.js';
-import { hybridSearch, type SearchContext } from './hybrid-search.js';
 import { IndexEmbedder } from './index-embedder.js';
+import { databaseFile, folderSize, vectorFile } from './index-files.js';
 import { type HnswSettings, NamespaceVectors } from './namespace-vectors.js';
+import { type SearchContext, search } from './search.js';
 import { VocabularyCache } from './vocabulary-cache.js';
 
 /** Everything an index shares with the engine that opened it. */
@@ -51,8 +51,10 @@ export interface IndexSettings {
 }
 
 /**
- * One search index: a SQLite file plus one HNSW file per namespace in `dir`. Writes commit to
- * SQLite and return; the engine's HNSW worker thread moves new vectors into the graphs (batches of
+ * One search index on this node: a SQLite file plus one HNSW file per namespace in `dir`. It is
+ * the whole index in embedded mode, and the local, disposable materialization of an index whose
+ * system of record is PostgreSQL (fed through {@link apply}). Writes commit to SQLite and return;
+ * the engine's HNSW worker thread moves new vectors into the graphs (batches of
  * `indexingBatchSize`), and dirty graphs are written every `persistIntervalMs` and on close.
  */
 export class EmbeddedIndex implements IndexEngine {
@@ -67,10 +69,12 @@ export class EmbeddedIndex implements IndexEngine {
   private closing: Promise<void> | undefined;
 
   constructor(
-    private readonly dir: string,
+    /** The index's folder (see index-files.ts). */
+    readonly folder: string,
     private readonly settings: IndexSettings,
   ) {
-    this.store = new DocumentStore(join(dir, 'index.sqlite'));
+    const dir = folder;
+    this.store = new DocumentStore(databaseFile(dir));
     try {
       this.embedder = new IndexEmbedder(settings.embedder, this.store, basename(dir));
     } catch (error) {
@@ -105,15 +109,25 @@ export class EmbeddedIndex implements IndexEngine {
     }
     const prepared = prepareDocuments(docs);
     if (prepared.length === 0) return;
-    const embeddings = await this.embedder.embed(prepared.map((doc) => doc.text));
+    const embeddings = await this.embed(prepared.map((doc) => doc.text));
     this.assertOpen();
-    const { added, removed } = this.store.write(namespace, prepared, embeddings, options.maxVectorCount);
-    this.changed(this.store.namespaceId(namespace)!, added, removed);
+    const result = this.store.write(namespace, prepared, embeddings, options.maxVectorCount);
+    this.changed(this.store.namespaceId(namespace)!, result);
+  }
+
+  /** Embeds texts with the index's model (normalized, dimensions checked). */
+  embed(texts: string[]): Promise<Float32Array[]> {
+    return this.embedder.embed(texts);
+  }
+
+  /** The model the index's vectors come from, as recorded with them. */
+  embedderIdentity(): { name: string; dimensions: number | undefined } {
+    return { name: this.settings.embedder.name, dimensions: this.embedder.vectorDimensions };
   }
 
   async search(namespace: string, request: SearchRequest): Promise<SearchOutcome> {
     this.assertOpen();
-    return hybridSearch(this.searchContext, namespace, request);
+    return search(this.searchContext, namespace, request);
   }
 
   async fetch(namespace: string, selector: FetchSelector, options: ReadOptions): Promise<(DocumentOutput | null)[]> {
@@ -132,24 +146,27 @@ export class EmbeddedIndex implements IndexEngine {
 
   async delete(namespace: string, selector: DeleteSelector): Promise<number> {
     this.assertOpen();
-    let where: { sql: string; params: unknown[] };
-    if ('ids' in selector) {
-      checkIds(selector.ids);
-      where = { sql: 'd.id IN (SELECT value FROM json_each(?))', params: [JSON.stringify(selector.ids)] };
-    } else if ('prefix' in selector) {
-      checkPrefix(selector.prefix, false);
-      where = idPrefixCondition(selector.prefix);
-    } else {
-      where = compileFilter(parseFilter(String(selector.filter)), 'd');
-    }
+    const where = deleteCondition(selector);
     const nsId = this.store.namespaceId(namespace);
     if (nsId === undefined) return 0;
     const removed = this.store.deleteWhere(nsId, `SELECT label FROM documents d WHERE d.ns = ? AND (${where.sql})`, [
       nsId,
       ...where.params,
     ]);
-    this.changed(nsId, [], removed);
+    this.changed(nsId, { added: [], removed });
     return removed.length;
+  }
+
+  /** Ids of the namespace's documents a delete with `selector` would remove (validates it the same way). */
+  matchingIds(namespace: string, selector: DeleteSelector): string[] {
+    this.assertOpen();
+    const where = deleteCondition(selector);
+    const nsId = this.store.namespaceId(namespace);
+    if (nsId === undefined) return [];
+    return this.store
+      .statement(`SELECT d.id FROM documents d WHERE d.ns = ? AND (${where.sql})`)
+      .pluck(true)
+      .all(nsId, ...where.params) as string[];
   }
 
   async range(namespace: string, request: RangeRequest): Promise<RangeResult> {
@@ -187,6 +204,24 @@ export class EmbeddedIndex implements IndexEngine {
     await this.discardVectors(nsId);
   }
 
+  /**
+   * Applies changes decided by the system of record (in their order, with their labels) and
+   * records `watermark` as the last change applied, atomically. Replaying changes is harmless.
+   */
+  async apply(changes: StoreChange[], watermark: number): Promise<void> {
+    this.assertOpen();
+    const applied = this.store.apply(changes, watermark);
+    for (const nsId of applied.cleared) await this.discardVectors(nsId);
+    for (const [nsId, result] of applied.byNamespace) {
+      if (!applied.cleared.has(nsId)) this.changed(nsId, result);
+    }
+  }
+
+  /** The last change applied by {@link apply} (0 before any). */
+  watermark(): number {
+    return this.store.watermark();
+  }
+
   async info(): Promise<IndexInfo> {
     this.assertOpen();
     const namespaces: IndexInfo['namespaces'] = {};
@@ -194,16 +229,20 @@ export class EmbeddedIndex implements IndexEngine {
     let pendingVectorCount = 0;
     for (const [name, nsId] of this.store.namespaces()) {
       const count = this.store.documentCount(nsId);
-      let pending = 0;
-      if (count > 0) {
-        const vectors = await this.searchContext.vectors(nsId);
-        pending = vectors.pendingCount;
-      }
+      // Loading reconciles the graph with SQLite, so vectors missing from its file count as pending.
+      const pending = count > 0 ? (await this.searchContext.vectors(nsId)).pendingCount : 0;
       namespaces[name] = { vectorCount: count, pendingVectorCount: pending };
       vectorCount += count;
       pendingVectorCount += pending;
     }
-    return { vectorCount, pendingVectorCount, indexSize: folderSize(this.dir), namespaces };
+    return { vectorCount, pendingVectorCount, indexSize: folderSize(this.folder), namespaces };
+  }
+
+  /** Documents and vectors not yet in a graph, without touching disk. */
+  counts(): { documents: number; pendingVectors: number } {
+    let pendingVectors = 0;
+    for (const vectors of this.vectors.values()) pendingVectors += vectors.pendingCount;
+    return { documents: this.store.totalCount(), pendingVectors };
   }
 
   async listNamespaces(): Promise<string[]> {
@@ -233,7 +272,7 @@ export class EmbeddedIndex implements IndexEngine {
         liveLabels: () => this.store.labels('SELECT label FROM documents WHERE ns = ?', nsId),
         vectors: (labels: number[]) => vectorsByLabels(this.store, labels),
       };
-      const file = join(this.dir, `vectors-${nsId}.hnsw`);
+      const file = vectorFile(this.folder, nsId);
       vectors = new NamespaceVectors(
         file,
         this.embedder.vectorDimensions!,
@@ -249,7 +288,7 @@ export class EmbeddedIndex implements IndexEngine {
     return vectors;
   }
 
-  private changed(nsId: number, added: { label: number; vector: Float32Array }[], removed: number[]): void {
+  private changed(nsId: number, { added, removed }: WriteResult): void {
     this.generations.set(nsId, (this.generations.get(nsId) ?? 0) + 1);
     this.filterMatches.changed(
       nsId,
@@ -266,18 +305,19 @@ export class EmbeddedIndex implements IndexEngine {
     const vectors = this.vectors.get(nsId);
     this.vectors.delete(nsId);
     if (vectors) await vectors.dispose(true);
-    else await rm(join(this.dir, `vectors-${nsId}.hnsw`), { force: true });
+    else await rm(vectorFile(this.folder, nsId), { force: true });
   }
 }
 
-function folderSize(dir: string): number {
-  let total = 0;
-  for (const name of readdirSync(dir)) {
-    try {
-      total += statSync(join(dir, name)).size;
-    } catch {
-      // a temp file may vanish between listing and stat
-    }
+/** The documents a delete selector names, as a condition on the documents table (alias `d`). */
+function deleteCondition(selector: DeleteSelector): SqlFragment | { sql: string; params: unknown[] } {
+  if ('ids' in selector) {
+    checkIds(selector.ids);
+    return { sql: 'd.id IN (SELECT value FROM json_each(?))', params: [JSON.stringify(selector.ids)] };
   }
-  return total;
+  if ('prefix' in selector) {
+    checkPrefix(selector.prefix, false);
+    return idPrefixCondition(selector.prefix);
+  }
+  return compileFilter(parseFilter(String(selector.filter)), 'd');
 }

@@ -1,8 +1,6 @@
-import { readdir } from 'node:fs/promises';
-import path from 'node:path';
 import type { Kysely } from 'kysely';
 import type { SearchEngine } from '../../engine/contract.js';
-import { listAllSearchIndexIds } from '../../store/repositories/search-index.repository.js';
+import { existingSearchIndexIds } from '../../store/repositories/search-index.repository.js';
 import type { DB } from '../../store/schema.js';
 import type { IndexDataLifecycle, IndexDataSummary } from '../search-index.service.js';
 
@@ -19,59 +17,30 @@ export class EngineIndexData implements IndexDataLifecycle {
   }
 
   async describeIndexData(indexId: string): Promise<IndexDataSummary> {
-    const info = await (await this.engine.open(indexId)).info();
-    return { vectorCount: info.vectorCount, pendingVectorCount: info.pendingVectorCount, storageBytes: info.indexSize };
+    const summary = await this.engine.describe(indexId);
+    return {
+      vectorCount: summary.vectorCount,
+      pendingVectorCount: summary.pendingVectorCount,
+      storageBytes: summary.indexSize,
+    };
   }
-}
-
-/** Where the embedded engine keeps index folders (`${dataDir}/indexes/${indexId}/`). */
-export function engineIndexesDir(dataDir: string): string {
-  return path.join(dataDir, 'indexes');
-}
-
-export interface OrphanSweepOptions {
-  engine: SearchEngine;
-  dataDir: string;
-  db: Kysely<DB>;
-  logger: SweepLogger;
 }
 
 /** The two logger methods the sweep uses (pino-compatible). */
 interface SweepLogger {
   info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
 }
 
 /**
- * Removes the data folders of indexes that no longer exist in the store (deleted while this
- * node was down, or with their account by the CLI). Folders are listed before the store is read:
- * a folder is only ever created after its index row, so a folder whose id is missing from the
- * later read really is orphaned, even with other nodes creating indexes meanwhile.
- * Returns the ids removed.
+ * Removes what the engine holds for indexes that no longer exist in the store (deleted while
+ * this node was down, or with their account by the CLI). Returns the ids removed.
  */
-export async function removeOrphanedIndexData(options: OrphanSweepOptions): Promise<string[]> {
-  let folders: string[];
-  try {
-    folders = (await readdir(engineIndexesDir(options.dataDir), { withFileTypes: true }))
-      .filter((entry) => entry.isDirectory())
-      .map((entry) => entry.name);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
-  if (folders.length === 0) return [];
-  const known = new Set(await listAllSearchIndexIds(options.db));
-  const orphans = folders.filter((id) => !known.has(id));
-  const removed: string[] = [];
-  for (const id of orphans) {
-    try {
-      await options.engine.drop(id);
-      removed.push(id);
-    } catch (error) {
-      options.logger.warn({ err: error, indexId: id }, 'could not remove data of a deleted index');
-    }
-  }
-  if (removed.length > 0)
-    options.logger.info({ indexIds: removed }, `removed data of ${removed.length} deleted index(es)`);
+export async function removeOrphanedIndexData(
+  engine: SearchEngine,
+  db: Kysely<DB>,
+  logger: SweepLogger,
+): Promise<string[]> {
+  const removed = await engine.sweep(async (ids) => new Set(await existingSearchIndexIds(db, ids)));
+  if (removed.length > 0) logger.info({ indexIds: removed }, `removed data of ${removed.length} deleted index(es)`);
   return removed;
 }

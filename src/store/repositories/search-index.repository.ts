@@ -54,12 +54,18 @@ export function listSearchIndexesOfAll(db: Executor): Promise<SearchIndexRow[]> 
   return db.selectFrom('search_indexes').selectAll().orderBy('customer_id').orderBy('creation_time').execute();
 }
 
-export function listAllSearchIndexIds(db: Executor): Promise<string[]> {
-  return db
-    .selectFrom('search_indexes')
-    .select('id')
-    .execute()
-    .then((rows) => rows.map((row) => row.id));
+/** Which of `ids` are existing indexes (in chunks, so any number of ids works on both dialects). */
+export async function existingSearchIndexIds(db: Executor, ids: string[]): Promise<string[]> {
+  const found: string[] = [];
+  for (let start = 0; start < ids.length; start += 500) {
+    const rows = await db
+      .selectFrom('search_indexes')
+      .select('id')
+      .where('id', 'in', ids.slice(start, start + 500))
+      .execute();
+    for (const row of rows) found.push(row.id);
+  }
+  return found;
 }
 
 export async function countSearchIndexesOfType(db: Executor, customerId: string, type: string): Promise<number> {

@@ -1,0 +1,127 @@
+import { AppError } from '../../errors.js';
+
+interface Entry<T> {
+  opening: Promise<T>;
+  users: number;
+  /** Called when the last user releases the entry (set by a close waiting for that). */
+  idle?: () => void;
+}
+
+/** Ids of dropped indexes remembered, so a late request cannot re-create their files. */
+const DROPPED_MEMORY = 10_000;
+
+/**
+ * The indexes open on this node: at most `capacity` stay open while idle (least recently used
+ * closes first), so thousands of indexes cost neither thousands of file descriptors nor their
+ * memory. An index is never closed while an operation uses it; when every open index is in use the
+ * cap is exceeded until they are released. Reopening waits for a previous close of the same index,
+ * and a dropped index cannot be reopened.
+ */
+export class OpenIndexes<T extends { close(): Promise<void> }> {
+  /** Map order is recency order: the first entry is the least recently used. */
+  private readonly entries = new Map<string, Entry<T>>();
+  private readonly closing = new Map<string, Promise<void>>();
+  private readonly dropped = new Set<string>();
+
+  constructor(
+    private readonly capacity: number,
+    private readonly openIndex: (id: string) => Promise<T>,
+    /** Hears about an index that failed to close (its files are still consistent on disk). */
+    private readonly onCloseError: (id: string, error: unknown) => void,
+  ) {}
+
+  /** Runs `work` on the open index (opening it first if needed); it stays open meanwhile. */
+  async use<R>(id: string, work: (index: T) => Promise<R>): Promise<R> {
+    const entry = this.acquire(id);
+    try {
+      return await work(await entry.opening);
+    } finally {
+      if (--entry.users === 0) entry.idle?.();
+      this.evict();
+    }
+  }
+
+  /** The open indexes (for statistics); those still opening are skipped. */
+  async openNow(): Promise<T[]> {
+    const settled = await Promise.all([...this.entries.values()].map((entry) => entry.opening.catch(() => undefined)));
+    return settled.filter((index) => index !== undefined) as T[];
+  }
+
+  /** The index if it is open (or opening), without opening it or changing its recency. */
+  peek(id: string): Promise<T> | undefined {
+    return this.entries.get(id)?.opening;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Closes the index once its current users are done, forbids reopening it, then runs `remove`. */
+  async drop(id: string, remove: () => Promise<void>): Promise<void> {
+    this.dropped.add(id);
+    if (this.dropped.size > DROPPED_MEMORY) this.dropped.delete(this.dropped.values().next().value!);
+    const entry = this.entries.get(id);
+    this.entries.delete(id);
+    if (entry) await this.closeWhenIdle(id, entry);
+    await this.closing.get(id);
+    await remove();
+  }
+
+  /** Whether `id` was dropped on this node (recently; the memory is bounded). */
+  wasDropped(id: string): boolean {
+    return this.dropped.has(id);
+  }
+
+  /** Closes every index (waiting for their users). */
+  async closeAll(): Promise<void> {
+    const all = [...this.entries];
+    this.entries.clear();
+    await Promise.all(all.map(([id, entry]) => this.closeWhenIdle(id, entry)));
+    await Promise.all([...this.closing.values()]);
+  }
+
+  private acquire(id: string): Entry<T> {
+    if (this.dropped.has(id)) throw new AppError('index_not_found', 'Search index not found');
+    let entry = this.entries.get(id);
+    if (entry) {
+      this.entries.delete(id); // re-inserted below: most recently used
+    } else {
+      const previousClose = this.closing.get(id) ?? Promise.resolve();
+      entry = { opening: previousClose.then(() => this.openIndex(id)), users: 0 };
+      const created = entry;
+      created.opening.catch(() => {
+        if (this.entries.get(id) === created) this.entries.delete(id);
+      });
+    }
+    this.entries.set(id, entry);
+    entry.users++;
+    return entry;
+  }
+
+  private evict(): void {
+    if (this.entries.size <= this.capacity) return;
+    for (const [id, entry] of this.entries) {
+      if (this.entries.size <= this.capacity) break;
+      if (entry.users > 0) continue;
+      this.entries.delete(id);
+      void this.closeWhenIdle(id, entry);
+    }
+  }
+
+  private closeWhenIdle(id: string, entry: Entry<T>): Promise<void> {
+    let tracked: Promise<void> | undefined;
+    tracked = (async () => {
+      if (entry.users > 0) await new Promise<void>((resolve) => (entry.idle = resolve));
+      const index = await entry.opening.catch(() => undefined);
+      try {
+        await index?.close();
+      } catch (error) {
+        this.onCloseError(id, error);
+      } finally {
+        if (this.closing.get(id) === tracked) this.closing.delete(id);
+      }
+    })();
+    this.closing.set(id, tracked);
+    return tracked;
+  }
+}

@@ -1,0 +1,128 @@
+import type { JsonObject, SearchHit, SearchOutcome, SearchRequest } from '../contract.js';
+import type { Enricher, Reranker, Vocabulary } from '../providers/provider-types.js';
+import { parseFilter } from '../query/filter-parser.js';
+import { type Candidate, fuse, RERANK_WINDOW, rerankCandidates } from '../query/fusion.js';
+import { validateSearchRequest } from '../query/search-request.js';
+import { flattenText, ftsMatchQuery } from '../query/text-tokens.js';
+import { type DocumentRow, fullTextCandidates, rowsByLabels, toOutput } from './document-reads.js';
+import type { DocumentStore } from './document-store.js';
+import { compileFilter, type SqlFragment } from './filter-sql.js';
+import type { NamespaceVectors } from './namespace-vectors.js';
+import { semanticCandidates, similarities } from './semantic-candidates.js';
+
+/** What a search needs from the index it runs in. */
+export interface SearchContext {
+  store: DocumentStore;
+  reranker: Reranker;
+  enricher: Enricher;
+  /** One normalized vector per text, checked against the index's dimensions. */
+  embed(texts: string[]): Promise<Float32Array[]>;
+  /** The namespace's vectors, loaded and reconciled. */
+  vectors(nsId: number): Promise<NamespaceVectors>;
+  vocabulary(nsId: number): Vocabulary;
+  /** Labels of the namespace's documents matching a filter (source text + compiled form). */
+  filterMatches(nsId: number, source: string, filter: SqlFragment): Set<number>;
+}
+
+/** Extra rows read beyond the window, so a few candidates deleted meanwhile cost no second read. */
+const READ_MARGIN = 8;
+
+/**
+ * Hybrid search over the local materialization of an index. Candidates are the union of the
+ * top-N nearest vectors (HNSW + pending exact scan) and the top-N full-text matches (FTS5 BM25);
+ * both signals are computed for every candidate and fused (query/fusion.ts), then the rows of the
+ * best candidates are read once: for the reranker's text, for the output, and to drop versions
+ * deleted since the graph was searched.
+ *
+ * w = 0 skips the vector side, so only keyword matches are returned. Full-text matches stay
+ * candidates even at w = 1: with a lexical embedder they are most of the true nearest
+ * neighbours, which makes the vector ranking robust to what the approximate graph misses.
+ */
+export async function search(
+  context: SearchContext,
+  namespace: string,
+  request: SearchRequest,
+): Promise<SearchOutcome> {
+  validateSearchRequest(request);
+  const filterText = request.filter?.trim() ?? '';
+  const filter = filterText ? compileFilter(parseFilter(filterText), 'd') : undefined;
+  const { store } = context;
+  const nsId = store.namespaceId(namespace);
+  if (nsId === undefined || store.documentCount(nsId) === 0) return { hits: [], rerankedDocuments: 0 };
+
+  let query = request.query;
+  if (request.inputEnrichment) {
+    const expanded = await context.enricher.expand(query, context.vocabulary(nsId));
+    query = request.keepOriginalQuery ? `${query} ${expanded}` : expanded || query;
+  }
+  const weight = request.semanticWeight;
+  const depth = Math.max(2 * request.topK, RERANK_WINDOW);
+  const [queryVector] = weight > 0 ? await context.embed([query]) : [];
+  const vectors = weight > 0 ? await context.vectors(nsId) : undefined;
+
+  // Labels are never reused, so the filter matches stay valid across the graph search's await;
+  // labels deleted meanwhile are dropped when the rows are read.
+  const matches = filter && vectors ? context.filterMatches(nsId, filterText, filter) : undefined;
+  const semanticMatches = vectors
+    ? await semanticCandidates(store, vectors, queryVector, depth, matches, store.documentCount(nsId))
+    : [];
+  const semantic = new Map(semanticMatches.map((m) => [m.label, m.score]));
+  const match = ftsMatchQuery(query);
+  const text = match
+    ? fullTextCandidates(store, nsId, match, depth, weight < 1 ? [...semantic.keys()] : [], filter)
+    : { top: [], scores: new Map<number, number>() };
+  if (queryVector) {
+    const unscored = text.top.filter((m) => !semantic.has(m.label)).map((m) => m.label);
+    for (const [label, score] of similarities(store, queryVector, unscored)) semantic.set(label, score);
+  }
+  const labels = new Set([...semantic.keys(), ...text.top.map((m) => m.label)]);
+  const ranked = fuse(labels, { semantic, text: text.scores, bestText: text.top[0]?.score ?? 0 }, weight);
+
+  const wanted = request.reranking ? Math.max(request.topK, RERANK_WINDOW) : request.topK;
+  const { window, rows } = readLive(store, ranked, wanted, {
+    includeData: request.includeData || request.reranking,
+    includeMetadata: request.includeMetadata,
+  });
+  let top = window;
+  if (request.reranking && window.length > 0) {
+    top = await rerankCandidates(context.reranker, query, window, (label) => {
+      const row = rows.get(label)!;
+      return { id: row.id, text: flattenText(JSON.parse(row.content!) as JsonObject) };
+    });
+  }
+  const hits: SearchHit[] = top
+    .slice(0, request.topK)
+    .map((c) => ({ ...toOutput(rows.get(c.label)!, request), score: c.score }));
+  return { hits, rerankedDocuments: request.reranking ? window.length : 0 };
+}
+
+/**
+ * The first `wanted` candidates whose rows still exist, with those rows (the graph may still hold
+ * deleted versions). Reads once in the common case; again only when deletions emptied the margin.
+ */
+function readLive(
+  store: DocumentStore,
+  ranked: Candidate[],
+  wanted: number,
+  options: { includeData: boolean; includeMetadata: boolean },
+): { window: Candidate[]; rows: Map<number, DocumentRow> } {
+  const window: Candidate[] = [];
+  const rows = new Map<number, DocumentRow>();
+  let next = 0;
+  while (window.length < wanted && next < ranked.length) {
+    const chunk = ranked.slice(next, next + wanted - window.length + READ_MARGIN);
+    next += chunk.length;
+    const found = rowsByLabels(
+      store,
+      chunk.map((c) => c.label),
+      options,
+    );
+    for (const candidate of chunk) {
+      const row = found.get(candidate.label);
+      if (!row || window.length === wanted) continue;
+      window.push(candidate);
+      rows.set(candidate.label, row);
+    }
+  }
+  return { window, rows };
+}

@@ -1,0 +1,62 @@
+import type { Reranker } from '../providers/provider-types.js';
+
+/** A document version (its label) with a score, in the 0..1 range once fused. */
+export interface Candidate {
+  label: number;
+  score: number;
+}
+
+/** The two first-stage signals of a set of candidates, as any backend can produce them. */
+export interface CandidateSignals {
+  /** Cosine similarity to the query vector, by label (absent: not scored, counts as -1). */
+  semantic: Map<number, number>;
+  /** BM25 by label (absent: no query term matched). */
+  text: Map<number, number>;
+  /** The best BM25 of the namespace for this query (the text side's normalizer). */
+  bestText: number;
+}
+
+/** Documents re-scored when reranking: at least this many, so the reranker can promote from below topK. */
+export const RERANK_WINDOW = 50;
+
+/**
+ * Fuses both signals into one score per candidate, best first:
+ * - semantic = (1 + cosine) / 2, Upstash Vector's COSINE score (absolute: comparable across
+ *   queries, and every vector neighbour keeps a positive score);
+ * - fulltext = BM25 / best BM25 in the namespace for this query (relative: BM25 has no fixed scale,
+ *   so the best keyword match gets 1 and a document without any query term gets 0);
+ * - score = w·semantic + (1−w)·fulltext with w = semanticWeight, so 0..1.
+ */
+export function fuse(labels: Iterable<number>, signals: CandidateSignals, weight: number): Candidate[] {
+  const ranked: Candidate[] = [];
+  for (const label of labels) {
+    const semantic = clamp01((1 + (signals.semantic.get(label) ?? -1)) / 2);
+    const fulltext = signals.bestText > 0 ? clamp01((signals.text.get(label) ?? 0) / signals.bestText) : 0;
+    ranked.push({ label, score: weight * semantic + (1 - weight) * fulltext });
+  }
+  return ranked.sort(byScore);
+}
+
+/**
+ * Re-scores a window of candidates with the reranker; its score (0..1) replaces the first-stage
+ * score. `textOf` gives each candidate's flattened text.
+ */
+export async function rerankCandidates(
+  reranker: Reranker,
+  query: string,
+  window: Candidate[],
+  textOf: (label: number) => { id: string; text: string },
+): Promise<Candidate[]> {
+  const docs = window.map((candidate) => ({ ...textOf(candidate.label), score: candidate.score }));
+  const scores = await reranker.rerank(query, docs);
+  return window.map((candidate, i) => ({ ...candidate, score: clamp01(scores[i] ?? 0) })).sort(byScore);
+}
+
+/** Best first; ties by label (older version first) so results are deterministic. */
+export function byScore(a: Candidate, b: Candidate): number {
+  return b.score - a.score || a.label - b.label;
+}
+
+export function clamp01(value: number): number {
+  return Math.min(1, Math.max(0, value));
+}

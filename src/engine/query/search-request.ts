@@ -1,0 +1,30 @@
+import { AppError } from '../../errors.js';
+import type { SearchRequest } from '../contract.js';
+
+/** Largest topK accepted; deeper pages are not a search use case and would scan too much. */
+export const MAX_TOP_K = 1000;
+
+/** Checks a search request's fields; throws `invalid_request` naming the field. */
+export function validateSearchRequest(request: SearchRequest): void {
+  if (typeof request.query !== 'string' || request.query.trim() === '') {
+    throw new AppError('invalid_request', 'query must be a non-empty string', {
+      details: [{ field: 'query', message: 'required' }],
+    });
+  }
+  if (!Number.isInteger(request.topK) || request.topK < 1 || request.topK > MAX_TOP_K) {
+    throw new AppError('invalid_request', `topK must be an integer from 1 to ${MAX_TOP_K}`, {
+      details: [{ field: 'topK', message: `must be 1..${MAX_TOP_K}` }],
+    });
+  }
+  const weight = request.semanticWeight;
+  if (typeof weight !== 'number' || !(weight >= 0 && weight <= 1)) {
+    throw new AppError('invalid_request', 'semanticWeight must be a number from 0 to 1', {
+      details: [{ field: 'semanticWeight', message: 'must be 0..1' }],
+    });
+  }
+  if (request.filter !== undefined && typeof request.filter !== 'string') {
+    throw new AppError('invalid_request', 'filter must be a string', {
+      details: [{ field: 'filter', message: 'must be a string' }],
+    });
+  }
+}

@@ -5,7 +5,13 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Config } from './config.js';
 import type { SearchEngine } from './engine/contract.js';
-import { createEmbeddedEngine, createEmbedder, createEnricher, createReranker } from './engine/index.js';
+import {
+  createEmbeddedEngine,
+  createEmbedder,
+  createEnricher,
+  createPostgresEngine,
+  createReranker,
+} from './engine/index.js';
 import { AppError } from './errors.js';
 import { dataPlanePlugin } from './http/data-plane/data-plane.plugin.js';
 import { DATA_PLANE_PREFIX, dataDomainRewriter } from './http/data-plane/host-routing.js';
@@ -79,16 +85,21 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   });
 
   const ownsEngine = options.engine === undefined;
+  const engineOptions = {
+    dataDir: config.dataDir,
+    embedder: createEmbedder(config.embeddings),
+    reranker: createReranker(config.rerank),
+    enricher: createEnricher({ ...config.enrichment, logger: app.log }),
+    logger: app.log,
+    maxOpenIndexes: config.maxOpenIndexes,
+  };
+  // On PostgreSQL the index data lives there too, and the files under the data dir are this
+  // node's replicas of it; embedded, they are the data.
   const engine =
     options.engine ??
-    createEmbeddedEngine({
-      dataDir: config.dataDir,
-      embedder: createEmbedder(config.embeddings),
-      reranker: createReranker(config.rerank),
-      enricher: createEnricher({ ...config.enrichment, logger: app.log }),
-      logger: app.log,
-      maxOpenIndexes: config.maxOpenIndexes,
-    });
+    (store.dialect === 'postgres'
+      ? createPostgresEngine({ ...engineOptions, db: store.db, listen: store.listen, clock })
+      : createEmbeddedEngine(engineOptions));
   const services = createServices({
     config,
     store,

@@ -1,10 +1,12 @@
 /**
- * The embedded search engine: per-index SQLite (documents + FTS5) and HNSW files, hybrid
+ * The search engine behind every index: embedded (per-index SQLite, full-text and HNSW files) or
+ * on PostgreSQL (the system of record, with the embedded files as each node's replicas); hybrid
  * search with reranking and query enrichment, and the filter language of `@upstash/search`.
  */
 
 export type * from './contract.js';
 export { createEmbeddedEngine, type EmbeddedEngineOptions } from './embedded/embedded-engine.js';
+export { createPostgresEngine, type PostgresEngineOptions } from './postgres/postgres-engine.js';
 export type {
   Embedder,
   EmbedderConfig,

@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { migrationProvider } from './migrations/index.js';
+import { listenForever } from './pg-listener.js';
 import type { DB } from './schema.js';
 import { SqliteConnectionDatabase } from './sqlite-database.js';
 
@@ -19,6 +20,8 @@ export interface Store {
    * when the store cannot tell cheaply (PostgreSQL, where other nodes write), so nothing is cached.
    */
   changeToken(): string | undefined;
+  /** PostgreSQL only: LISTEN on a channel (with reconnection) for notifications from other nodes. */
+  listen?(channel: string, onMessage: (payload: string) => void, onReconnect: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -62,7 +65,13 @@ function openPostgres(connectionString: string, max: number): Store {
     } as pg.CustomTypesConfig,
   });
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', changeToken: () => undefined, close: () => db.destroy() };
+  return {
+    db,
+    dialect: 'postgres',
+    changeToken: () => undefined,
+    listen: (channel, onMessage, onReconnect) => listenForever(connectionString, channel, onMessage, onReconnect),
+    close: () => db.destroy(),
+  };
 }
 
 /** Runs pending migrations; a second run is a no-op. Throws with the failing migration's name. */

@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /**
  * Table types for Kysely. Booleans are stored as 0/1 integers in both dialects so one set of
  * migrations and queries serves SQLite and PostgreSQL; repositories convert at the edge.
@@ -54,9 +56,60 @@ export interface UsageMinutesTable {
   reranks: number;
 }
 
+/** PostgreSQL only (0005): one row per index holding data. */
+export interface IndexHeadsTable {
+  index_id: string;
+  seq: Generated<number>;
+  document_count: Generated<number>;
+  stored_bytes: Generated<number>;
+  /** Changes at or below this were pruned from index_changes; older replicas rebuild. */
+  pruned_seq: Generated<number>;
+  embedder: string | null;
+  dimensions: number | null;
+}
+
+/** PostgreSQL only (0005): the current version of each document. */
+export interface IndexDocumentsTable {
+  index_id: string;
+  namespace: string;
+  id: string;
+  seq: number;
+  content: string;
+  metadata: string | null;
+  /** Little-endian float32, L2-normalized. */
+  vector: Buffer;
+}
+
+/** PostgreSQL only (0005): removals (`delete`, `reset`, `drop-namespace`), in the index's change order. */
+export interface IndexChangesTable {
+  index_id: string;
+  seq: number;
+  kind: string;
+  namespace: string;
+  id: string | null;
+  created_at: number;
+}
+
+export interface IndexNamespacesTable {
+  index_id: string;
+  namespace: string;
+}
+
+/** PostgreSQL only (0005): requests admitted per key and one-second window, across nodes. */
+export interface RateWindowsTable {
+  key: string;
+  window_start: number;
+  used: number;
+}
+
 export interface DB {
   accounts: AccountsTable;
   search_indexes: SearchIndexesTable;
   messaging_instances: MessagingInstancesTable;
   usage_minutes: UsageMinutesTable;
+  index_heads: IndexHeadsTable;
+  index_documents: IndexDocumentsTable;
+  index_changes: IndexChangesTable;
+  index_namespaces: IndexNamespacesTable;
+  rate_windows: RateWindowsTable;
 }

@@ -88,13 +88,11 @@ export function rowsByLabels(store: DocumentStore, labels: number[], options: Re
 
 /** Stored embeddings for labels that still exist. */
 export function vectorsByLabels(store: DocumentStore, labels: Iterable<number>): Map<number, Float32Array> {
-  const select = store.statement('SELECT vector FROM embeddings WHERE label = ?').pluck(true);
-  const vectors = new Map<number, Float32Array>();
-  for (const label of labels) {
-    const blob = select.get(label) as Buffer | undefined;
-    if (blob) vectors.set(label, blobToVector(blob));
-  }
-  return vectors;
+  const rows = store.all<{ label: number; vector: Buffer }>(
+    'SELECT label, vector FROM embeddings WHERE label IN (SELECT value FROM json_each(?))',
+    JSON.stringify([...labels]),
+  );
+  return new Map(rows.map((row) => [row.label, blobToVector(row.vector)]));
 }
 
 /** Full-text candidates: the best matches, plus the scores of other labels that match at all. */
@@ -125,7 +123,7 @@ export function fullTextCandidates(
     : `SELECT rowid AS label, -bm25(${fts}) AS score FROM ${fts} WHERE ${fts} MATCH ?`;
   const rows = store.all<TextMatch & { top: number }>(
     `WITH m AS MATERIALIZED (${matches})
-     SELECT * FROM (SELECT label, score, 1 AS top FROM m ORDER BY score DESC LIMIT ?)
+     SELECT * FROM (SELECT label, score, 1 AS top FROM m ORDER BY score DESC, label LIMIT ?)
      UNION ALL SELECT label, score, 0 FROM m WHERE label IN (SELECT value FROM json_each(?))`,
     match,
     ...(filter?.params ?? []),

@@ -1,6 +1,5 @@
 import Database from 'better-sqlite3';
-import { AppError } from '../../errors.js';
-import type { PreparedDocument } from '../query/document-validation.js';
+import { checkVectorLimit, type PreparedDocument } from '../query/document-validation.js';
 import { vectorToBlob } from './vector-math.js';
 
 const SCHEMA = `
@@ -129,12 +128,7 @@ export class DocumentStore {
     const nsId = this.db.transaction(() => {
       const id = this.ensureNamespace(namespace);
       for (let i = 0; i < docs.length; i++) this.replace(id, docs[i], vectors[i], undefined, result);
-      const totalAfter = totalBefore + result.added.length - result.removed.length;
-      if (maxVectorCount >= 0 && totalAfter > maxVectorCount && totalAfter > totalBefore) {
-        throw new AppError('vector_limit_exceeded', `This index is limited to ${maxVectorCount} documents`, {
-          details: [{ field: 'documents', message: `the upsert would bring the index to ${totalAfter} documents` }],
-        });
-      }
+      checkVectorLimit(maxVectorCount, totalBefore, totalBefore + result.added.length - result.removed.length);
       return id;
     })();
     this.namespaceIds.set(namespace, nsId);
@@ -144,11 +138,11 @@ export class DocumentStore {
 
   /**
    * Applies changes decided elsewhere (the system of record), in order, in one transaction with
-   * the new `watermark` (meta key `watermark`). Upserts carry their label; applying a version that
+   * the new `watermark` when given (meta key `watermark`). Upserts carry their label; applying a version that
    * is already here is a no-op, so replaying changes after a crash is safe. Returns what changed
    * per namespace id; a namespace in `cleared` lost all its earlier documents (reset or dropped).
    */
-  apply(changes: StoreChange[], watermark: number): AppliedChanges {
+  apply(changes: StoreChange[], watermark?: number): AppliedChanges {
     const applied: AppliedChanges = { byNamespace: new Map(), cleared: new Set() };
     const effects = (nsId: number): WriteResult => {
       let effect = applied.byNamespace.get(nsId);
@@ -189,7 +183,7 @@ export class DocumentStore {
           }
         }
       }
-      this.setMeta('watermark', String(watermark));
+      if (watermark !== undefined) this.setMeta('watermark', String(watermark));
     })();
     this.statements.clear(); // a cleared namespace's FTS table was recreated
     this.reloadNamespaces();

@@ -205,11 +205,12 @@ export class EmbeddedIndex implements IndexEngine {
   }
 
   /**
-   * Applies changes decided by the system of record (in their order, with their labels) and
-   * records `watermark` as the last change applied, atomically. Replaying changes is harmless.
+   * Applies changes decided by the system of record (in their order, with their labels) and, when
+   * given, records `watermark` as the last change applied, atomically. Replaying changes is harmless.
    */
-  async apply(changes: StoreChange[], watermark: number): Promise<void> {
+  async apply(changes: StoreChange[], watermark?: number): Promise<void> {
     this.assertOpen();
+    if (changes.length === 0 && (watermark === undefined || watermark === this.store.watermark())) return;
     const applied = this.store.apply(changes, watermark);
     for (const nsId of applied.cleared) await this.discardVectors(nsId);
     for (const [nsId, result] of applied.byNamespace) {

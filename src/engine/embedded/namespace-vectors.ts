@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises';
 import type { EngineLogger } from '../providers/provider-types.js';
 import type { HnswWorker } from './hnsw-worker-client.js';
 import { PendingVectors } from './pending-vectors.js';
-import type { Scored } from './vector-math.js';
+import { bestFirst, type Scored } from './vector-math.js';
 
 /** HNSW build/search parameters. */
 export interface HnswSettings {
@@ -31,6 +31,8 @@ const RELOAD_DELAY_MS = 1000;
 const EF_NEIGHBOURS = 100;
 /** The proportional ef stops at this multiple of efSearch: search time grows linearly with ef. */
 const EF_MAX_SCALE = 4;
+/** Extra neighbours asked of the graph so that ties at the k-th place resolve the same on every node. */
+export const TIE_MARGIN = 16;
 
 /**
  * The ef (candidate list size) of a graph search asking for `k` neighbours of which the caller
@@ -122,23 +124,26 @@ export class NamespaceVectors {
   }
 
   /**
-   * Approximate nearest neighbours from the graph (similarity = cosine), best first: `k` of them,
-   * searched with the ef for `wanted` results (see {@link searchEf}); with `allowed`, only those.
+   * Approximate nearest neighbours from the graph (similarity = cosine), best first: `k` of them
+   * plus up to {@link TIE_MARGIN} more, searched with the ef for `wanted` results (see
+   * {@link searchEf}); with `allowed`, only those. Callers cut to `k` after ordering ties by label:
+   * the graph returns equal scores in no defined order, and nodes must agree on the answer.
    */
   async nearest(query: Float32Array, k: number, allowed?: Set<number>, wanted = k): Promise<Scored[]> {
     const graph = this.graph;
     if (!graph) return [];
-    const ef = searchEf(this.settings.efSearch, k, Math.min(wanted, k));
+    const asked = k + TIE_MARGIN;
+    const ef = searchEf(this.settings.efSearch, asked, Math.min(wanted, k));
     const { labels, distances } = await this.worker.search(
       graph,
       query,
-      k,
+      asked,
       ef,
       allowed ? Float64Array.from(allowed) : undefined,
     );
     const hits: Scored[] = new Array(labels.length);
     for (let i = 0; i < labels.length; i++) hits[i] = { label: labels[i], score: 1 - distances[i] };
-    return hits;
+    return hits.sort(bestFirst);
   }
 
   /** Exact top-k over the pending vectors (those accepted), best first. */

@@ -1,7 +1,7 @@
 import { vectorsByLabels } from './document-reads.js';
 import type { DocumentStore } from './document-store.js';
-import type { NamespaceVectors } from './namespace-vectors.js';
-import { dot, type Scored, TopK } from './vector-math.js';
+import { type NamespaceVectors, TIE_MARGIN } from './namespace-vectors.js';
+import { bestFirst, dot, type Scored, TopK } from './vector-math.js';
 
 /**
  * Below this many filter matches, exact scoring of the matches is cheaper (and always complete)
@@ -23,6 +23,33 @@ const OVERSAMPLE_MIN_SELECTIVITY = 0.02;
  * - and exact scoring as the last resort, so up to `k` matches are returned whenever they exist.
  */
 export async function semanticCandidates(
+  store: DocumentStore,
+  vectors: NamespaceVectors,
+  query: Float32Array,
+  k: number,
+  matches: Set<number> | undefined,
+  documentCount: number,
+): Promise<Scored[]> {
+  return rescore(store, query, await approximateCandidates(store, vectors, query, k, matches, documentCount), k);
+}
+
+/**
+ * The final cosine of candidates, computed the same way for all (the graph's float32 SIMD distances
+ * and the exact scans differ in the last bits): scores, and which candidates make the cut, are then
+ * identical on every node holding the same vectors.
+ */
+function rescore(store: DocumentStore, query: Float32Array, candidates: Scored[], k: number): Scored[] {
+  const top = new TopK(k);
+  for (const [label, score] of similarities(
+    store,
+    query,
+    candidates.map((c) => c.label),
+  ))
+    top.push(label, score);
+  return top.sorted();
+}
+
+async function approximateCandidates(
   store: DocumentStore,
   vectors: NamespaceVectors,
   query: Float32Array,
@@ -69,7 +96,7 @@ function exact(store: DocumentStore, query: Float32Array, labels: number[], k: n
   return top.sorted();
 }
 
+/** The best of both lists, with a margin beyond `k` for the exact rescoring to settle near-ties. */
 function merge(a: Scored[], b: Scored[], k: number): Scored[] {
-  if (b.length === 0) return a;
-  return [...a, ...b].sort((x, y) => y.score - x.score).slice(0, k);
+  return [...a, ...b].sort(bestFirst).slice(0, k + TIE_MARGIN);
 }

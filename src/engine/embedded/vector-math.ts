@@ -34,7 +34,17 @@ export interface Scored {
   score: number;
 }
 
-/** Keeps the `k` highest-scoring items seen (min-heap), for exact scans over many vectors. */
+/** Whether `a` ranks before `b`: higher score first, then the lower (older) label, so results are deterministic. */
+export function ranksBefore(a: Scored, b: Scored): boolean {
+  return a.score > b.score || (a.score === b.score && a.label < b.label);
+}
+
+/** Sort comparator for best-first order (see {@link ranksBefore}). */
+export function bestFirst(a: Scored, b: Scored): number {
+  return b.score - a.score || a.label - b.label;
+}
+
+/** Keeps the `k` best items seen (min-heap, ties by label), for exact scans over many vectors. */
 export class TopK {
   private readonly heap: Scored[] = [];
 
@@ -45,7 +55,7 @@ export class TopK {
     if (heap.length < this.k) {
       heap.push({ label, score });
       this.siftUp(heap.length - 1);
-    } else if (this.k > 0 && score > heap[0].score) {
+    } else if (this.k > 0 && ranksBefore({ label, score }, heap[0])) {
       heap[0] = { label, score };
       this.siftDown(0);
     }
@@ -53,7 +63,7 @@ export class TopK {
 
   /** Best first. */
   sorted(): Scored[] {
-    return [...this.heap].sort((a, b) => b.score - a.score);
+    return [...this.heap].sort(bestFirst);
   }
 
   private siftUp(index: number): void {
@@ -61,7 +71,7 @@ export class TopK {
     let child = index;
     while (child > 0) {
       const parent = (child - 1) >> 1;
-      if (heap[parent].score <= heap[child].score) return;
+      if (!ranksBefore(heap[parent], heap[child])) return;
       [heap[parent], heap[child]] = [heap[child], heap[parent]];
       child = parent;
     }
@@ -74,8 +84,8 @@ export class TopK {
       const left = 2 * parent + 1;
       const right = left + 1;
       let smallest = parent;
-      if (left < heap.length && heap[left].score < heap[smallest].score) smallest = left;
-      if (right < heap.length && heap[right].score < heap[smallest].score) smallest = right;
+      if (left < heap.length && ranksBefore(heap[smallest], heap[left])) smallest = left;
+      if (right < heap.length && ranksBefore(heap[smallest], heap[right])) smallest = right;
       if (smallest === parent) return;
       [heap[parent], heap[smallest]] = [heap[smallest], heap[parent]];
       parent = smallest;

@@ -78,3 +78,15 @@ function tooLarge(id: string, field: string, problem: string): AppError {
     details: [{ field, message: problem }],
   });
 }
+
+/**
+ * Whether a write that takes an index from `before` to `after` documents passes `maxVectorCount`
+ * (-1 = unlimited); writes that do not grow the index always pass. Throws `vector_limit_exceeded`.
+ */
+export function checkVectorLimit(maxVectorCount: number, before: number, after: number): void {
+  if (maxVectorCount >= 0 && after > maxVectorCount && after > before) {
+    throw new AppError('vector_limit_exceeded', `This index is limited to ${maxVectorCount} documents`, {
+      details: [{ field: 'documents', message: `the upsert would bring the index to ${after} documents` }],
+    });
+  }
+}

@@ -1,0 +1,152 @@
+import type { Kysely, Transaction } from 'kysely';
+import { AppError } from '../../errors.js';
+import type { DB } from '../../store/schema.js';
+import type { StoreChange } from '../embedded/document-store.js';
+import type { EmbeddedEngine } from '../embedded/embedded-engine.js';
+import type { EmbeddedIndex } from '../embedded/embedded-index.js';
+import { SerialLock } from '../serial-lock.js';
+import { lockForWrite, type RecordHead, readChanges, readHead, readHeadSeq } from './index-records.js';
+
+/** What a write did in the record: the changes it made, numbered after `fromSeq` up to `toSeq`. */
+export interface WriteOutcome<R> {
+  result: R;
+  changes: StoreChange[];
+  fromSeq: number;
+  toSeq: number;
+}
+
+/** The logger methods a replica uses (pino-compatible). */
+export interface ReplicaLogger {
+  error(obj: object, msg?: string): void;
+}
+
+/**
+ * This node's copy of one index whose system of record is PostgreSQL: the embedded index under
+ * the data dir, kept current by replaying the record's change log after its watermark (the last
+ * change applied, stored with the local data). Reads first make sure the copy holds every change
+ * committed before they began (one indexed query when nothing changed); writes run in a record
+ * transaction under the index's head lock and then apply their own changes locally.
+ */
+export class Replica {
+  /** Orders everything that changes the local copy. */
+  private readonly applyLock = new SerialLock();
+  /** Orders this node's writes to the index, so they queue here rather than holding connections. */
+  private readonly writeLock = new SerialLock();
+  /** The local copy's watermark as last seen (undefined until read from it). */
+  private watermark: number | undefined;
+
+  constructor(
+    readonly indexId: string,
+    private readonly db: Kysely<DB>,
+    private readonly local: EmbeddedEngine,
+    private readonly logger: ReplicaLogger,
+  ) {}
+
+  /** Whether nothing is running or queued on this replica. */
+  get idle(): boolean {
+    return this.applyLock.idle && this.writeLock.idle;
+  }
+
+  /** Brings the local copy up to at least the record's current head. */
+  async sync(): Promise<void> {
+    const head = await readHeadSeq(this.db, this.indexId);
+    if (this.watermark !== undefined && this.watermark >= head) return;
+    await this.applyLock.run(async () => {
+      this.watermark ??= await this.local.use(this.indexId, async (index) => index.watermark());
+      if (this.watermark >= head) return;
+      // One snapshot for the whole read, so every page comes from the same state of the index.
+      await this.db
+        .transaction()
+        .setIsolationLevel('repeatable read')
+        .execute((trx) => this.pull(trx));
+    });
+  }
+
+  /** The record's head row of the index (undefined before its first write). */
+  head(): Promise<RecordHead | undefined> {
+    return readHead(this.db, this.indexId);
+  }
+
+  /** Runs a read on the local copy once it holds every change committed before this call. */
+  async read<R>(work: (index: EmbeddedIndex) => Promise<R>): Promise<R> {
+    await this.sync();
+    return this.local.use(this.indexId, work);
+  }
+
+  /**
+   * Runs `work` in a record transaction holding the index's head lock, with the local copy brought
+   * up to that head first (so `work` may consult it, e.g. to evaluate a delete filter), then applies
+   * the changes `work` committed to the local copy.
+   */
+  write<R>(
+    work: (trx: Transaction<DB>, head: RecordHead, index: EmbeddedIndex) => Promise<WriteOutcome<R>>,
+  ): Promise<R> {
+    return this.writeLock.run(async () => {
+      const outcome = await this.db.transaction().execute(async (trx) => {
+        const head = await lockForWrite(trx, this.indexId);
+        // Nothing else can commit for this index while the lock is held: the copy can catch up exactly.
+        await this.applyLock.run(async () => {
+          this.watermark ??= await this.local.use(this.indexId, async (index) => index.watermark());
+          if (this.watermark !== head.seq) await this.pull(trx);
+        });
+        return this.local.use(this.indexId, (index) => work(trx, head, index));
+      });
+      if (outcome.toSeq > outcome.fromSeq) await this.applyOwn(outcome);
+      return outcome.result;
+    });
+  }
+
+  /** Applies a committed write of this node, unless a catch-up already brought it in. */
+  private async applyOwn(outcome: WriteOutcome<unknown>): Promise<void> {
+    try {
+      await this.applyLock.run(() =>
+        this.local.use(this.indexId, async (index) => {
+          const watermark = index.watermark();
+          if (watermark === outcome.fromSeq) await index.apply(outcome.changes, outcome.toSeq);
+          this.watermark = index.watermark();
+        }),
+      );
+    } catch (error) {
+      // The write is committed in the record: the next read's catch-up replays it.
+      this.watermark = undefined;
+      this.logger.error({ err: error, indexId: this.indexId }, 'applying a committed write locally failed');
+    }
+  }
+
+  /** Replays the record's changes after the local watermark (call under `applyLock`). */
+  private async pull(executor: Kysely<DB> | Transaction<DB>): Promise<void> {
+    await this.local.use(this.indexId, async (index) => {
+      const read = await readChanges(executor, this.indexId, index.watermark(), async (page, position) => {
+        const head = position.read.head;
+        if (position.first && head?.embedder && head.documentCount > 0) checkEmbedder(index, head);
+        let changes = page;
+        if (position.first && position.read.rebuild) {
+          changes = [...(await startOver(index, position.read.namespaces)), ...page];
+        }
+        await index.apply(changes, position.last ? (head?.seq ?? 0) : undefined);
+      });
+      this.watermark = read.head?.seq ?? 0;
+    });
+  }
+}
+
+/** Changes that empty the local copy before a rebuild: its namespaces reset or dropped. */
+async function startOver(index: EmbeddedIndex, recordNamespaces: string[]): Promise<StoreChange[]> {
+  const keep = new Set(recordNamespaces);
+  const changes: StoreChange[] = (await index.listNamespaces()).map((namespace) => ({
+    kind: keep.has(namespace) ? 'reset' : 'drop-namespace',
+    namespace,
+  }));
+  for (const namespace of recordNamespaces) changes.push({ kind: 'namespace', namespace });
+  return changes;
+}
+
+/** Refuses to mix vectors of another model into the local copy (nodes must share the embedder). */
+function checkEmbedder(index: EmbeddedIndex, head: RecordHead): void {
+  const local = index.embedderIdentity();
+  if (head.embedder === local.name && (local.dimensions === undefined || head.dimensions === local.dimensions)) return;
+  throw new AppError(
+    'internal_error',
+    `Index vectors were made with embedder '${head.embedder}' (${head.dimensions} dimensions) but this node is configured with '${local.name}'; every node must use the same embedder`,
+  );
+}

@@ -1,0 +1,69 @@
+import pg from 'pg';
+
+/** Where the listener reports trouble (pino-compatible subset). */
+interface ListenerLogger {
+  warn(obj: object, msg?: string): void;
+}
+
+const RECONNECT_MIN_MS = 250;
+const RECONNECT_MAX_MS = 10_000;
+
+/**
+ * LISTEN on one channel over a dedicated connection (a pooled one cannot hold a LISTEN), with
+ * reconnection: after a lost connection it reconnects with backoff and calls `onReconnect`, since
+ * notifications sent meanwhile are lost. Resolves once listening; the result stops it.
+ */
+export async function listenForever(
+  connectionString: string,
+  channel: string,
+  onMessage: (payload: string) => void,
+  onReconnect: () => void,
+  logger: ListenerLogger = { warn() {} },
+): Promise<() => Promise<void>> {
+  let client: pg.Client | undefined;
+  let stopped = false;
+  let delay = RECONNECT_MIN_MS;
+  let timer: NodeJS.Timeout | undefined;
+
+  const connect = async (): Promise<void> => {
+    const next = new pg.Client({ connectionString });
+    next.on('notification', (message) => {
+      if (message.channel === channel && message.payload !== undefined) onMessage(message.payload);
+    });
+    next.on('error', (error) => {
+      logger.warn({ err: error }, 'the notification connection to PostgreSQL failed; reconnecting');
+      lost(next);
+    });
+    next.on('end', () => lost(next));
+    await next.connect();
+    await next.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+    client = next;
+    delay = RECONNECT_MIN_MS;
+  };
+
+  const lost = (which: pg.Client) => {
+    if (stopped || client !== which) return;
+    client = undefined;
+    which.end().catch(() => {});
+    schedule();
+  };
+
+  const schedule = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      connect().then(onReconnect, () => {
+        delay = Math.min(RECONNECT_MAX_MS, delay * 2);
+        if (!stopped) schedule();
+      });
+    }, delay);
+    timer.unref();
+  };
+
+  await connect();
+  return async () => {
+    stopped = true;
+    clearTimeout(timer);
+    await client?.end().catch(() => {});
+    client = undefined;
+  };
+}

@@ -1,0 +1,199 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createEmbedder, createPostgresEngine } from '../../src/engine/index.js';
+import { json } from '../helpers/app.js';
+import { callIndex, makeDocs, setQuotas, type TestIndex } from '../helpers/data-plane.js';
+import { createAccount, createIndex, type TestAccount } from '../helpers/factories.js';
+import { createCluster, type TestCluster } from '../helpers/nodes.js';
+
+/**
+ * Scale-out on PostgreSQL: several nodes (each its own data dir and pool) on one database serve
+ * every index as one. Only meaningful on PostgreSQL; the embedded store is one file per node.
+ */
+const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
+
+const ids = (response: LightMyRequestResponse) => json(response).result.map((hit: { id: string }) => hit.id);
+const ok = (response: LightMyRequestResponse) => {
+  expect(response.statusCode, response.body).toBe(200);
+  return json(response).result;
+};
+
+describe.skipIf(!onPostgres)('several nodes on one PostgreSQL database', () => {
+  let cluster: TestCluster;
+  let a: FastifyInstance;
+  let b: FastifyInstance;
+  let index: TestIndex;
+  let account: TestAccount;
+
+  beforeEach(async () => {
+    cluster = await createCluster(2);
+    [a, b] = cluster.nodes.map((node) => node.app);
+    account = await createAccount(a);
+    index = await createIndex(a, account);
+  });
+  afterEach(async () => {
+    await cluster.close();
+  });
+
+  const call = (app: FastifyInstance, route: string, body?: unknown) =>
+    callIndex(app, index.endpoint, route, index.token, body);
+
+  it('a write acknowledged by one node is visible on the other at once, both ways', async () => {
+    ok(await call(a, 'upsert-data/books', makeDocs(30)));
+    const fetched = ok(await call(b, 'fetch/books', { ids: ['doc-0', 'doc-29', 'nope'], includeData: true }));
+    expect(fetched.map((doc: { id: string } | null) => doc?.id ?? null)).toEqual(['doc-0', 'doc-29', null]);
+    expect(ids(await call(b, 'search/books', { query: 'Document number 7', topK: 1, semanticWeight: 0 }))).toEqual([
+      'doc-7',
+    ]);
+    const range = ok(await call(b, 'range/books', { cursor: '', limit: 100 }));
+    expect(range.vectors).toHaveLength(30);
+    const info = ok(await call(b, 'info'));
+    expect(info.vectorCount).toBe(30);
+    expect(info.namespaces.books.vectorCount).toBe(30);
+    expect(ok(await call(b, 'list-namespaces'))).toEqual(['books']);
+
+    ok(await call(b, 'upsert-data/books', [{ id: 'from-b', content: { title: 'written on node b' } }]));
+    expect(ok(await call(a, 'fetch/books', { ids: ['from-b'], includeData: true }))[0].content).toEqual({
+      title: 'written on node b',
+    });
+    expect(ok(await call(a, 'info')).vectorCount).toBe(31);
+  });
+
+  it('replace, delete by id, prefix and filter, reset and delete-namespace propagate', async () => {
+    ok(await call(a, 'upsert-data/ns', makeDocs(20)));
+    ok(
+      await call(b, 'upsert-data/ns', [
+        { id: 'doc-1', content: { title: 'replaced on b' }, metadata: { position: 1 } },
+      ]),
+    );
+    expect(ok(await call(a, 'fetch/ns', { ids: ['doc-1'], includeData: true }))[0].content.title).toBe('replaced on b');
+
+    expect(ok(await call(a, 'delete/ns', { ids: ['doc-2', 'doc-3'] })).deleted).toBe(2);
+    expect(ok(await call(b, 'delete/ns', { prefix: 'doc-1' })).deleted).toBe(11); // doc-1, doc-10..19
+    expect(ok(await call(a, 'delete/ns', { filter: '@metadata.position >= 8' })).deleted).toBe(2); // 8, 9
+    const left = ok(await call(b, 'range/ns', { cursor: '', limit: 100 })).vectors.map((doc: { id: string }) => doc.id);
+    expect(left).toEqual(['doc-0', 'doc-4', 'doc-5', 'doc-6', 'doc-7']);
+    expect(ok(await call(a, 'range/ns', { cursor: '', limit: 100 })).vectors).toHaveLength(5);
+
+    ok(await call(a, 'upsert-data/other', makeDocs(3)));
+    ok(await call(b, 'reset/ns'));
+    expect(ok(await call(a, 'info')).namespaces).toEqual({
+      ns: { vectorCount: 0, pendingVectorCount: 0 },
+      other: { vectorCount: 3, pendingVectorCount: expect.any(Number) },
+    });
+    ok(await call(a, 'delete-namespace/other'));
+    expect(ok(await call(b, 'list-namespaces'))).toEqual(['ns']);
+    const missing = await call(b, 'delete-namespace/other');
+    expect(missing.statusCode).toBe(404);
+  });
+
+  it('answers the same query with the same ids in the same order on every node', async () => {
+    const docs = Array.from({ length: 200 }, (_, i) => ({
+      id: `d${i}`,
+      content: { text: `${['red', 'green', 'blue'][i % 3]} apple ${i % 7} banana ${i % 11} cherry` },
+      metadata: { n: i },
+    }));
+    for (let i = 0; i < docs.length; i += 50)
+      ok(await call(i % 100 === 0 ? a : b, 'upsert-data', docs.slice(i, i + 50)));
+    for (const body of [
+      { query: 'red apple cherry', topK: 20 },
+      { query: 'green banana', topK: 20, semanticWeight: 0 },
+      { query: 'blue apple', topK: 20, semanticWeight: 1 },
+      { query: 'apple', topK: 20, filter: '@metadata.n < 100' },
+    ]) {
+      const onA = await call(a, 'search', body);
+      const onB = await call(b, 'search', body);
+      expect(json(onA).result.length).toBeGreaterThan(0);
+      expect(json(onB).result).toEqual(json(onA).result);
+    }
+  });
+
+  it('concurrent writes through both nodes never pass max_vector_count, and every acknowledged document is everywhere', async () => {
+    await setQuotas(cluster.store.store, index.id, { max_vector_count: 100 });
+    const batches = Array.from({ length: 24 }, (_, i) =>
+      Array.from({ length: 10 }, (_, j) => ({ id: `b${i}-${j}`, content: { t: `batch ${i} doc ${j}` } })),
+    );
+    const results = await Promise.all(batches.map((batch, i) => call(i % 2 === 0 ? a : b, 'upsert-data', batch)));
+    const accepted = batches.filter((_, i) => results[i].statusCode === 200);
+    for (const [i, result] of results.entries()) {
+      if (result.statusCode !== 200) expect(json(result).error, `batch ${i}`).toMatch(/max_vector_count/);
+    }
+    expect(accepted).toHaveLength(10);
+    for (const app of [a, b]) {
+      expect(ok(await callIndex(app, index.endpoint, 'info', index.token)).vectorCount).toBe(100);
+      const fetched = ok(
+        await callIndex(app, index.endpoint, 'fetch', index.token, { ids: accepted.flat().map((d) => d.id) }),
+      );
+      expect(fetched.every((doc: unknown) => doc !== null)).toBe(true);
+    }
+  });
+
+  it('deleting the index removes its data from PostgreSQL and every node drops its copy', async () => {
+    ok(await call(a, 'upsert-data', makeDocs(10)));
+    ok(await call(b, 'search', { query: 'Document', topK: 3 }));
+    const folders = cluster.nodes.map((node) => path.join(node.dataDir, 'indexes', index.id));
+    expect(folders.map((folder) => existsSync(folder))).toEqual([true, true]);
+
+    const deleted = await a.inject({
+      method: 'DELETE',
+      url: `/v2/search/${index.id}`,
+      headers: { authorization: account.auth },
+    });
+    expect(deleted.statusCode).toBe(200);
+    const { db } = cluster.store.store;
+    for (const table of ['index_documents', 'index_changes', 'index_namespaces', 'index_heads'] as const) {
+      const rows = await db.selectFrom(table).select('index_id').where('index_id', '=', index.id).execute();
+      expect(rows, table).toEqual([]);
+    }
+    expect(existsSync(folders[0])).toBe(false);
+    // Node b hears about it through LISTEN/NOTIFY.
+    await until(() => !existsSync(folders[1]));
+    expect((await call(b, 'search', { query: 'Document' })).statusCode).toBe(401);
+  });
+
+  it('a fresh node with an empty data dir serves everything from PostgreSQL without re-embedding', async () => {
+    ok(await call(a, 'upsert-data/books', makeDocs(120)));
+    ok(await call(a, 'delete/books', { ids: ['doc-5'] }));
+    ok(await call(a, 'upsert-data/empty', [{ id: 'x', content: { t: 'x' } }]));
+    ok(await call(a, 'delete/empty', { ids: ['x'] }));
+    const embedded: string[] = [];
+    const fresh = await cluster.addNode({
+      engine: (config) => {
+        const builtin = createEmbedder(config.embeddings);
+        const counting = {
+          ...builtin,
+          embed: (texts: string[]) => {
+            embedded.push(...texts);
+            return builtin.embed(texts);
+          },
+        };
+        return createPostgresEngine({ dataDir: config.dataDir, embedder: counting, db: cluster.store.store.db });
+      },
+    });
+    const c = fresh.app;
+    expect(ok(await call(c, 'info')).namespaces).toEqual({
+      books: { vectorCount: 119, pendingVectorCount: expect.any(Number) },
+      empty: { vectorCount: 0, pendingVectorCount: 0 },
+    });
+    const query = { query: 'Document number 42', topK: 5, includeData: true, includeMetadata: true };
+    const onC = json(await call(c, 'search/books', query)).result;
+    const onA = json(await call(a, 'search/books', query)).result;
+    // FTS5's running length statistics keep a trace of deleted rows (node a deleted doc-5, node c
+    // never had it), so BM25 differs in the 10th digit.
+    const withoutScore = (hits: { score: number }[]) => hits.map(({ score, ...hit }) => hit);
+    expect(withoutScore(onC)).toEqual(withoutScore(onA));
+    onC.forEach((hit: { score: number }, i: number) => expect(hit.score).toBeCloseTo(onA[i].score, 8));
+    // One text embedded, the (enriched) query: the documents came with their vectors.
+    expect(embedded.map((text) => text.toLowerCase())).toEqual(['document number 42']);
+  });
+});
+
+async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -184,7 +184,7 @@ describe.skipIf(!onPostgres)('several nodes on one PostgreSQL database', () => {
     // never had it), so BM25 differs in the 10th digit.
     const withoutScore = (hits: { score: number }[]) => hits.map(({ score, ...hit }) => hit);
     expect(withoutScore(onC)).toEqual(withoutScore(onA));
-    onC.forEach((hit: { score: number }, i: number) => expect(hit.score).toBeCloseTo(onA[i].score, 8));
+    for (const [i, hit] of onC.entries()) expect(hit.score).toBeCloseTo(onA[i].score, 8);
     // One text embedded, the (enriched) query: the documents came with their vectors.
     expect(embedded.map((text) => text.toLowerCase())).toEqual(['document number 42']);
   });

@@ -166,7 +166,13 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 
   await app.register(dataPlanePlugin, {
     prefix: DATA_PLANE_PREFIX,
-    dataPlane: createDataPlane({ engine, indexes: services.indexes, usage: services.usage, clock }),
+    dataPlane: createDataPlane({
+      engine,
+      indexes: services.indexes,
+      usage: services.usage,
+      clock,
+      shared: store.dialect === 'postgres' ? store.db : undefined,
+    }),
   });
 
   app.addHook('onReady', async () => {

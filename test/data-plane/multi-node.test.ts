@@ -4,7 +4,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createEmbedder, createPostgresEngine } from '../../src/engine/index.js';
 import { json } from '../helpers/app.js';
-import { callIndex, makeDocs, setQuotas, type TestIndex } from '../helpers/data-plane.js';
+import { callIndex, makeDocs, manualClock, setQuotas, type TestIndex } from '../helpers/data-plane.js';
 import { createAccount, createIndex, type TestAccount } from '../helpers/factories.js';
 import { createCluster, type TestCluster } from '../helpers/nodes.js';
 
@@ -187,6 +187,54 @@ describe.skipIf(!onPostgres)('several nodes on one PostgreSQL database', () => {
     for (const [i, hit] of onC.entries()) expect(hit.score).toBeCloseTo(onA[i].score, 8);
     // One text embedded, the (enriched) query: the documents came with their vectors.
     expect(embedded.map((text) => text.toLowerCase())).toEqual(['document number 42']);
+  });
+});
+
+describe.skipIf(!onPostgres)('quotas and tokens across nodes', () => {
+  let cluster: TestCluster;
+  const clock = manualClock(Date.UTC(2026, 10, 23, 12, 0, 0, 100));
+
+  beforeEach(async () => {
+    cluster = await createCluster(2, {}, clock.now);
+  });
+  afterEach(async () => {
+    await cluster.close();
+  });
+
+  it('holds per-second limits across nodes: together they never admit more than the limit', async () => {
+    const [a, b] = cluster.nodes.map((node) => node.app);
+    const index = await createIndex(a, await createAccount(a));
+    ok(await callIndex(a, index.endpoint, 'upsert-data', index.token, makeDocs(5)));
+    await setQuotas(cluster.store.store, index.id, { max_query_per_second: 40 });
+    const search = (i: number) =>
+      callIndex(i % 2 === 0 ? a : b, index.endpoint, 'search', index.token, { query: 'Document', topK: 1 });
+    const first = await Promise.all(Array.from({ length: 60 }, (_, i) => search(i)));
+    const admitted = first.filter((response) => response.statusCode === 200).length;
+    // Slices of 2 (1/20 of 40) claimed but unused by one node are lost to the other in this window.
+    expect(admitted).toBeLessThanOrEqual(40);
+    expect(admitted).toBeGreaterThanOrEqual(38);
+    for (const refused of first.filter((response) => response.statusCode !== 200)) {
+      expect(refused.statusCode).toBe(429);
+      expect(refused.headers['retry-after']).toBe('1');
+    }
+    clock.advance(1000);
+    expect((await search(0)).statusCode).toBe(200);
+    expect((await search(1)).statusCode).toBe(200);
+  });
+
+  it('a rotated token stops working on every node at once', async () => {
+    const [a, b] = cluster.nodes.map((node) => node.app);
+    const account = await createAccount(a);
+    const index = await createIndex(a, account);
+    ok(await callIndex(b, index.endpoint, 'info', index.token));
+    const reset = await a.inject({
+      method: 'POST',
+      url: `/v2/search/${index.id}/reset-password`,
+      headers: { authorization: account.auth },
+    });
+    expect(reset.statusCode).toBe(200);
+    expect((await callIndex(b, index.endpoint, 'info', index.token)).statusCode).toBe(401);
+    expect((await callIndex(b, index.endpoint, 'info', index.read_only_token)).statusCode).toBe(401);
   });
 });
 

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { SearchEngine } from '../../src/engine/contract.js';
+import type { Clock } from '../../src/services/clock.js';
 import { openStore } from '../../src/store/database.js';
 import { createTestStore, type TestStore } from './store.js';
 
@@ -28,7 +29,11 @@ export interface TestCluster {
  * `count` nodes on one fresh PostgreSQL schema (TEST_DATABASE_URL), each with its own data dir
  * and connection pool, as separate server processes would be.
  */
-export async function createCluster(count: number, env: Record<string, string> = {}): Promise<TestCluster> {
+export async function createCluster(
+  count: number,
+  env: Record<string, string> = {},
+  clock?: Clock,
+): Promise<TestCluster> {
   const store = await createTestStore();
   const nodes: TestNode[] = [];
   const cluster: TestCluster = {
@@ -38,11 +43,17 @@ export async function createCluster(count: number, env: Record<string, string> =
       const dataDir = mkdtempSync(path.join(os.tmpdir(), 'searchplane-node-'));
       const config = loadConfig(
         { dataDir, databaseUrl: store.databaseUrl },
-        { LOG_LEVEL: 'silent', ...env, ...options.env },
+        { LOG_LEVEL: process.env.DEBUG_LOG ?? 'silent', ...env, ...options.env },
       );
       const nodeStore = openStore({ dataDir, databaseUrl: store.databaseUrl });
       const engine = options.engine?.(config);
-      const app = await buildApp({ config, store: nodeStore, logger: false, engine });
+      const app = await buildApp({
+        config,
+        store: nodeStore,
+        logger: process.env.DEBUG_LOG ? {} : false,
+        engine,
+        clock,
+      });
       await app.ready();
       const node: TestNode = {
         app,

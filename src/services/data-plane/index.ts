@@ -1,10 +1,19 @@
+import type { Kysely } from 'kysely';
 import type { SearchEngine } from '../../engine/contract.js';
+import type { DB } from '../../store/schema.js';
 import type { Clock } from '../clock.js';
 import type { SearchIndexService } from '../search-index.service.js';
 import type { UsageMeter } from '../usage-meter.service.js';
 import { DataPlaneService } from './data-plane.service.js';
 import { QuotaGuard } from './quota-guard.service.js';
+import { SharedRateLimiter } from './shared-rate-limiter.js';
 import { DataPlaneAuthenticator } from './token-auth.service.js';
+
+/**
+ * How often a node re-reads other nodes' usage for daily and monthly quotas on PostgreSQL: with
+ * usage flushed every second too, a quota may be overshot by what the other nodes admit in about 2 s.
+ */
+const SHARED_USAGE_REFRESH_MS = 1000;
 
 export { DataPlaneService } from './data-plane.service.js';
 export { EngineIndexData, removeOrphanedIndexData } from './index-data-lifecycle.js';
@@ -22,13 +31,21 @@ export interface CreateDataPlaneOptions {
   indexes: SearchIndexService;
   usage: UsageMeter;
   clock: Clock;
-  /** How often usage budgets are re-read from the store (default 5 s). */
+  /** How often usage budgets are re-read from the store (default 5 s embedded, 1 s shared). */
   usageRefreshMs?: number;
+  /**
+   * With several nodes on PostgreSQL: per-second limits are then shared by every node (see
+   * SharedRateLimiter) and daily/monthly budgets are re-read every second.
+   */
+  shared?: Kysely<DB>;
 }
 
 /** Wires the data-plane services over the engine and the management services' store. */
 export function createDataPlane(options: CreateDataPlaneOptions): DataPlane {
-  const quotas = new QuotaGuard(options.usage, options.clock, { refreshMs: options.usageRefreshMs });
+  const quotas = new QuotaGuard(options.usage, options.clock, {
+    refreshMs: options.usageRefreshMs ?? (options.shared ? SHARED_USAGE_REFRESH_MS : undefined),
+    rates: options.shared ? new SharedRateLimiter(options.shared, options.clock) : undefined,
+  });
   return {
     auth: new DataPlaneAuthenticator(options.indexes),
     service: new DataPlaneService(options.engine, quotas),

@@ -3,7 +3,7 @@ import type { UsageCounters } from '../../store/repositories/usage.repository.js
 import type { Clock } from '../clock.js';
 import type { Quotas } from '../plans.js';
 import type { UsageMeter } from '../usage-meter.service.js';
-import { FixedWindowRateLimiter } from './rate-limiter.js';
+import { FixedWindowRateLimiter, type RateLimiter } from './rate-limiter.js';
 import { UsageBudgets, type UsageBudgetsOptions } from './usage-budget.service.js';
 
 /** What a data-plane request costs: a query (search/fetch/range), an update (writes), or neither. */
@@ -22,22 +22,23 @@ const within = (used: number, limit: number) => limit === UNLIMITED || used < li
  * Enforces an index's quotas (the `max_*` fields of its record, so plan changes apply at the
  * next request) and records its usage. Every quota of -1 is unlimited.
  * - per request: `max_reads_per_request`, `max_writes_per_request` → 400 `request_limit_exceeded`
- * - per second (this node, in memory): `max_query_per_second`, `max_writes_per_second` → 429 `rate_limited`
+ * - per second: `max_query_per_second`, `max_writes_per_second` → 429 `rate_limited` (in memory
+ *   when embedded; shared by every node on PostgreSQL, see SharedRateLimiter)
  * - per UTC day / month (all nodes, see {@link UsageBudgets}): `max_daily_queries`,
  *   `max_daily_updates`, `max_monthly_bandwidth` → 429 `quota_exceeded` with Retry-After until the
  *   reset; `max_monthly_reranks` never fails a request, it only turns reranking off.
  * `max_vector_count` is enforced by the engine, atomically with the write.
  */
 export class QuotaGuard {
-  private readonly rates: FixedWindowRateLimiter;
+  private readonly rates: RateLimiter;
   private readonly budgets: UsageBudgets;
 
   constructor(
     private readonly usage: UsageMeter,
     private readonly clock: Clock,
-    options: UsageBudgetsOptions = {},
+    options: UsageBudgetsOptions & { rates?: RateLimiter } = {},
   ) {
-    this.rates = new FixedWindowRateLimiter(clock);
+    this.rates = options.rates ?? new FixedWindowRateLimiter(clock);
     this.budgets = new UsageBudgets(usage, clock, options);
   }
 
@@ -80,7 +81,7 @@ export class QuotaGuard {
     if (!within(dailyUsed, quotas[dailyField])) {
       throw quotaExceeded(dailyField, quotas[dailyField], `Daily ${noun}`, used.dayEnds - now);
     }
-    const decision = this.rates.take(`${subject.indexId}\u0000${kind}`, quotas[rateField]);
+    const decision = await this.rates.take(`${subject.indexId}/${kind}`, quotas[rateField]);
     if (decision.retryAfterMs > 0) {
       const seconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
       throw new AppError('rate_limited', `Too many ${noun} per second: ${rateField} is ${decision.limit}`, {

@@ -6,6 +6,11 @@ export interface RateDecision {
   limit: number;
 }
 
+/** Per-second request limits: counts one request for `key` against `limit` and says whether it may pass. */
+export interface RateLimiter {
+  take(key: string, limit: number): RateDecision | Promise<RateDecision>;
+}
+
 interface Window {
   start: number;
   count: number;
@@ -21,7 +26,7 @@ const SWEEP_THRESHOLD = 10_000;
  * accepted for a per-second quota in exchange for O(1) state per key and exact, testable
  * behaviour under an injected clock.
  */
-export class FixedWindowRateLimiter {
+export class FixedWindowRateLimiter implements RateLimiter {
   private readonly windows = new Map<string, Window>();
 
   constructor(private readonly clock: Clock) {}

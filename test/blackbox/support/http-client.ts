@@ -14,12 +14,13 @@ export async function api<T = any>(
   baseUrl: string,
   method: string,
   path: string,
-  options: { auth?: ApiCredentials; body?: unknown } = {},
+  options: { auth?: ApiCredentials; bearer?: string; body?: unknown } = {},
 ): Promise<ApiResponse<T>> {
   const headers: Record<string, string> = {};
   if (options.auth) {
     headers.authorization = `Basic ${Buffer.from(`${options.auth.email}:${options.auth.apiKey}`).toString('base64')}`;
   }
+  if (options.bearer) headers.authorization = `Bearer ${options.bearer}`;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   const response = await fetch(`${baseUrl}${path}`, {
     method,

@@ -178,13 +178,9 @@ describe.skipIf(!onPostgres)('several nodes on one PostgreSQL database', () => {
       empty: { vectorCount: 0, pendingVectorCount: 0 },
     });
     const query = { query: 'Document number 42', topK: 5, includeData: true, includeMetadata: true };
-    const onC = json(await call(c, 'search/books', query)).result;
-    const onA = json(await call(a, 'search/books', query)).result;
-    // FTS5's running length statistics keep a trace of deleted rows (node a deleted doc-5, node c
-    // never had it), so BM25 differs in the 10th digit.
-    const withoutScore = (hits: { score: number }[]) => hits.map(({ score, ...hit }) => hit);
-    expect(withoutScore(onC)).toEqual(withoutScore(onA));
-    for (const [i, hit] of onC.entries()) expect(hit.score).toBeCloseTo(onA[i].score, 8);
+    expect(json(await call(c, 'search/books', query)).result).toEqual(
+      json(await call(a, 'search/books', query)).result,
+    );
     // One text embedded, the (enriched) query: the documents came with their vectors.
     expect(embedded.map((text) => text.toLowerCase())).toEqual(['document number 42']);
   });

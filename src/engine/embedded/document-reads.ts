@@ -1,4 +1,5 @@
 import type { DocumentOutput, JsonObject, ReadOptions } from '../contract.js';
+import { textFields } from '../query/text-tokens.js';
 import type { DocumentStore } from './document-store.js';
 import type { SqlFragment } from './filter-sql.js';
 import { blobToVector } from './vector-math.js';
@@ -9,12 +10,6 @@ export interface DocumentRow {
   id: string;
   content?: string;
   metadata?: string | null;
-}
-
-/** One full-text match: its label and BM25 score (positive, higher is better). */
-export interface TextMatch {
-  label: number;
-  score: number;
 }
 
 /** The select list for the requested parts; JSONB is converted to JSON text by SQLite. */
@@ -95,47 +90,6 @@ export function vectorsByLabels(store: DocumentStore, labels: Iterable<number>):
   return new Map(rows.map((row) => [row.label, blobToVector(row.vector)]));
 }
 
-/** Full-text candidates: the best matches, plus the scores of other labels that match at all. */
-export interface TextCandidates {
-  /** The best `limit` matches, best first. */
-  top: TextMatch[];
-  /** BM25 of every label in `top` and of each requested label that matches. */
-  scores: Map<number, number>;
-}
-
-/**
- * One FTS5 pass for both needs of hybrid ranking: the top `limit` BM25 matches of the namespace
- * (optionally restricted by a compiled filter) and the BM25 of `labels` (the vector candidates).
- * The MATCH runs once (materialized CTE); per-rowid MATCH lookups would cost ~40 µs per label.
- */
-export function fullTextCandidates(
-  store: DocumentStore,
-  nsId: number,
-  match: string,
-  limit: number,
-  labels: number[],
-  filter?: SqlFragment,
-): TextCandidates {
-  const fts = store.ftsTable(nsId);
-  const matches = filter
-    ? `SELECT ${fts}.rowid AS label, -bm25(${fts}) AS score FROM ${fts} JOIN documents d ON d.label = ${fts}.rowid
-       WHERE ${fts} MATCH ? AND (${filter.sql})`
-    : `SELECT rowid AS label, -bm25(${fts}) AS score FROM ${fts} WHERE ${fts} MATCH ?`;
-  const rows = store.all<TextMatch & { top: number }>(
-    `WITH m AS MATERIALIZED (${matches})
-     SELECT * FROM (SELECT label, score, 1 AS top FROM m ORDER BY score DESC, label LIMIT ?)
-     UNION ALL SELECT label, score, 0 FROM m WHERE label IN (SELECT value FROM json_each(?))`,
-    match,
-    ...(filter?.params ?? []),
-    limit,
-    JSON.stringify(labels),
-  );
-  return {
-    top: rows.filter((row) => row.top === 1).map(({ label, score }) => ({ label, score })),
-    scores: new Map(rows.map((row) => [row.label, row.score])),
-  };
-}
-
 /** Labels of the namespace's documents matching a compiled filter. */
 export function filterLabels(store: DocumentStore, nsId: number, filter: SqlFragment): number[] {
   // A namespace holding most of the index is read faster by a table scan than through the
@@ -148,10 +102,10 @@ export function filterLabels(store: DocumentStore, nsId: number, filter: SqlFrag
   );
 }
 
-/** Every term in the namespace's full-text index. */
-export function vocabularyTerms(store: DocumentStore, nsId: number): string[] {
-  return store
-    .statement(`SELECT term FROM ${store.ftsTable(nsId)}_vocab`)
-    .pluck(true)
-    .all() as string[];
+/** Every document of the namespace as (label, text fields), in label order: what the full-text index is built from. */
+export function* documentFields(store: DocumentStore, nsId: number): Generator<{ label: number; fields: string[] }> {
+  const rows = store
+    .statement('SELECT label, json(content) AS content FROM documents WHERE ns = ? ORDER BY label')
+    .iterate(nsId) as IterableIterator<{ label: number; content: string }>;
+  for (const row of rows) yield { label: row.label, fields: textFields(JSON.parse(row.content) as JsonObject) };
 }

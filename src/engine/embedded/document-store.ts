@@ -19,9 +19,9 @@ const SCHEMA = `
   CREATE TABLE IF NOT EXISTS embeddings (label INTEGER PRIMARY KEY, vector BLOB NOT NULL);
 `;
 
-/** Outcome of one atomic write: labels that now exist and labels that no longer do. */
+/** Outcome of one atomic write: versions that now exist and labels that no longer do. */
 export interface WriteResult {
-  added: { label: number; vector: Float32Array }[];
+  added: { label: number; vector: Float32Array; fields: readonly string[] }[];
   removed: number[];
 }
 
@@ -40,9 +40,9 @@ export interface AppliedChanges {
 
 /**
  * One index's SQLite file: namespaces, documents (content/metadata as JSONB so filters skip JSON
- * parsing), embeddings, and one contentless FTS5 table per namespace (so BM25 statistics, reset and
- * namespace deletion are per namespace). WAL + synchronous=NORMAL: a committed write survives a
- * process crash; only an OS crash can lose the last transactions.
+ * parsing) and embeddings. The full-text index is derived from the documents in memory
+ * (full-text/). WAL + synchronous=NORMAL: a committed write survives a process crash; only an OS
+ * crash can lose the last transactions.
  */
 export class DocumentStore {
   readonly db: Database.Database;
@@ -59,6 +59,7 @@ export class DocumentStore {
     this.db.pragma('mmap_size = 1073741824');
     this.db.pragma('cache_size = -65536');
     this.db.exec(SCHEMA);
+    this.dropLegacyFullText();
     this.reloadNamespaces();
   }
 
@@ -111,11 +112,6 @@ export class DocumentStore {
     let total = 0;
     for (const count of this.counts.values()) total += count;
     return total;
-  }
-
-  /** Name of the namespace's FTS5 table; `nsId` is an integer from SQLite, so this is injection-safe. */
-  ftsTable(nsId: number): string {
-    return `fts_${nsId}`;
   }
 
   /**
@@ -173,7 +169,7 @@ export class DocumentStore {
               change.id,
             ) as { label: number } | undefined;
             if (old) {
-              this.removeIndexEntries(nsId, [old.label]);
+              this.removeIndexEntries([old.label]);
               effects(nsId).removed.push(old.label);
             }
           } else {
@@ -185,7 +181,6 @@ export class DocumentStore {
       }
       if (watermark !== undefined) this.setMeta('watermark', String(watermark));
     })();
-    this.statements.clear(); // a cleared namespace's FTS table was recreated
     this.reloadNamespaces();
     return applied;
   }
@@ -201,7 +196,7 @@ export class DocumentStore {
       const found = this.labels(labelQuery, ...params);
       const remove = this.statement('DELETE FROM documents WHERE label = ?');
       for (const label of found) remove.run(label);
-      this.removeIndexEntries(nsId, found);
+      this.removeIndexEntries(found);
       return found;
     })();
     this.counts.set(nsId, this.documentCount(nsId) - labels.length);
@@ -211,7 +206,6 @@ export class DocumentStore {
   /** Removes every document of the namespace; with `drop` the namespace itself too. */
   clearNamespace(nsId: number, drop: boolean): void {
     this.db.transaction(() => this.clearRows(nsId, drop))();
-    this.statements.clear(); // statements on the dropped FTS table are invalid now
     this.counts.set(nsId, 0);
     if (drop) {
       this.counts.delete(nsId);
@@ -226,9 +220,7 @@ export class DocumentStore {
   private ensureNamespace(name: string): number {
     const existing = this.lookupNamespace(name);
     if (existing !== undefined) return existing;
-    const id = Number(this.statement('INSERT INTO namespaces (name) VALUES (?)').run(name).lastInsertRowid);
-    this.createFtsTable(id);
-    return id;
+    return Number(this.statement('INSERT INTO namespaces (name) VALUES (?)').run(name).lastInsertRowid);
   }
 
   private lookupNamespace(name: string): number | undefined {
@@ -247,7 +239,7 @@ export class DocumentStore {
       | { label: number }
       | undefined;
     if (old) {
-      this.removeIndexEntries(nsId, [old.label]);
+      this.removeIndexEntries([old.label]);
       result.removed.push(old.label);
     }
     const inserted = this.statement(
@@ -255,18 +247,24 @@ export class DocumentStore {
     ).run(label ?? null, nsId, doc.id, doc.content, doc.metadata);
     const newLabel = Number(inserted.lastInsertRowid);
     this.statement('INSERT INTO embeddings (label, vector) VALUES (?, ?)').run(newLabel, vectorToBlob(vector));
-    this.statement(`INSERT INTO ${this.ftsTable(nsId)} (rowid, text) VALUES (?, ?)`).run(newLabel, doc.text);
-    result.added.push({ label: newLabel, vector });
+    result.added.push({ label: newLabel, vector, fields: doc.fields });
   }
 
   private clearRows(nsId: number, drop: boolean): void {
-    const fts = this.ftsTable(nsId);
     this.statement('DELETE FROM embeddings WHERE label IN (SELECT label FROM documents WHERE ns = ?)').run(nsId);
     this.statement('DELETE FROM documents WHERE ns = ?').run(nsId);
-    // Recreating the FTS table is much faster than deleting its rows one by one.
-    this.db.exec(`DROP TABLE IF EXISTS ${fts}_vocab; DROP TABLE IF EXISTS ${fts};`);
     if (drop) this.statement('DELETE FROM namespaces WHERE id = ?').run(nsId);
-    else this.createFtsTable(nsId);
+  }
+
+  /** Index files of earlier versions kept an FTS5 table per namespace; the full-text index is in memory now. */
+  private dropLegacyFullText(): void {
+    const tables = this.db
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'fts_[0-9]*' AND sql LIKE 'CREATE VIRTUAL TABLE%'",
+      )
+      .pluck(true)
+      .all() as string[];
+    for (const table of tables) this.db.exec(`DROP TABLE IF EXISTS "${table}_vocab"; DROP TABLE IF EXISTS "${table}"`);
   }
 
   /** Re-reads namespaces and their document counts (after changes applied in bulk). */
@@ -282,21 +280,8 @@ export class DocumentStore {
     }
   }
 
-  private createFtsTable(nsId: number): void {
-    const fts = this.ftsTable(nsId);
-    // Contentless: the text is derived from `content` and needed only for indexing, so it is not stored twice.
-    this.db.exec(
-      `CREATE VIRTUAL TABLE IF NOT EXISTS ${fts} USING fts5(text, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
-       CREATE VIRTUAL TABLE IF NOT EXISTS ${fts}_vocab USING fts5vocab(${fts}, row);`,
-    );
-  }
-
-  private removeIndexEntries(nsId: number, labels: number[]): void {
+  private removeIndexEntries(labels: number[]): void {
     const removeVector = this.statement('DELETE FROM embeddings WHERE label = ?');
-    const removeText = this.statement(`DELETE FROM ${this.ftsTable(nsId)} WHERE rowid = ?`);
-    for (const label of labels) {
-      removeVector.run(label);
-      removeText.run(label);
-    }
+    for (const label of labels) removeVector.run(label);
   }
 }

@@ -26,16 +26,16 @@ import {
   decodeCursor,
   encodeCursor,
 } from '../query/request-checks.js';
-import { fetchByIds, idPrefixCondition, listDocuments, vectorsByLabels, vocabularyTerms } from './document-reads.js';
+import { documentFields, fetchByIds, idPrefixCondition, listDocuments, vectorsByLabels } from './document-reads.js';
 import { DocumentStore, type StoreChange, type WriteResult } from './document-store.js';
 import { FilterMatches } from './filter-matches.js';
 import { compileFilter, type SqlFragment } from './filter-sql.js';
+import { FullTextIndex } from './full-text/full-text-index.js';
 import type { HnswWorker } from './hnsw-worker-client.js';
 import { IndexEmbedder } from './index-embedder.js';
 import { databaseFile, folderSize, vectorFile } from './index-files.js';
 import { type HnswSettings, NamespaceVectors } from './namespace-vectors.js';
 import { type SearchContext, search } from './search.js';
-import { VocabularyCache } from './vocabulary-cache.js';
 
 /** Everything an index shares with the engine that opened it. */
 export interface IndexSettings {
@@ -60,8 +60,8 @@ export interface IndexSettings {
 export class EmbeddedIndex implements IndexEngine {
   private readonly store: DocumentStore;
   private readonly vectors = new Map<number, NamespaceVectors>();
-  private readonly generations = new Map<number, number>();
-  private readonly vocabularies: VocabularyCache;
+  /** Full-text indexes of the namespaces searched so far (built from SQLite on first use). */
+  private readonly texts = new Map<number, FullTextIndex>();
   private readonly filterMatches: FilterMatches;
   private readonly searchContext: SearchContext;
   private readonly persistTimer: NodeJS.Timeout;
@@ -81,7 +81,6 @@ export class EmbeddedIndex implements IndexEngine {
       this.store.close();
       throw error;
     }
-    this.vocabularies = new VocabularyCache((nsId) => vocabularyTerms(this.store, nsId));
     this.filterMatches = new FilterMatches(this.store);
     this.searchContext = {
       store: this.store,
@@ -93,7 +92,7 @@ export class EmbeddedIndex implements IndexEngine {
         await vectors.load();
         return vectors;
       },
-      vocabulary: (nsId) => this.vocabularies.get(nsId, this.generations.get(nsId) ?? 0),
+      text: (nsId) => this.textOf(nsId),
       filterMatches: (nsId, source, filter) => this.filterMatches.get(nsId, source, filter),
     };
     this.persistTimer = setInterval(() => {
@@ -289,8 +288,23 @@ export class EmbeddedIndex implements IndexEngine {
     return vectors;
   }
 
+  /** The namespace's full-text index, built from its documents on first use and kept current after. */
+  private textOf(nsId: number): FullTextIndex {
+    let text = this.texts.get(nsId);
+    if (!text) {
+      text = new FullTextIndex();
+      for (const { label, fields } of documentFields(this.store, nsId)) text.add(label, fields);
+      this.texts.set(nsId, text);
+    }
+    return text;
+  }
+
   private changed(nsId: number, { added, removed }: WriteResult): void {
-    this.generations.set(nsId, (this.generations.get(nsId) ?? 0) + 1);
+    const text = this.texts.get(nsId);
+    if (text) {
+      for (const label of removed) text.remove(label);
+      for (const { label, fields } of added) text.add(label, fields);
+    }
     this.filterMatches.changed(
       nsId,
       added.map((entry) => entry.label),
@@ -300,8 +314,7 @@ export class EmbeddedIndex implements IndexEngine {
   }
 
   private async discardVectors(nsId: number): Promise<void> {
-    this.generations.set(nsId, (this.generations.get(nsId) ?? 0) + 1);
-    this.vocabularies.forget(nsId);
+    this.texts.delete(nsId);
     this.filterMatches.forget(nsId);
     const vectors = this.vectors.get(nsId);
     this.vectors.delete(nsId);

@@ -53,8 +53,8 @@ describe('hybrid search', () => {
       [
         // Contains the keyword once, diluted by many other words: strong BM25, weak vector.
         { id: 'keyword', content: { text: 'apple orchard tractor harvest weather season farmers market prices' } },
-        // No "apple" token, but spelled almost the same: no BM25 match, strong vector.
-        { id: 'lexical', content: { text: 'apples appled' } },
+        // No word stemming to "apple", but spelled almost the same: no BM25 match, strong vector.
+        { id: 'lexical', content: { text: 'applet aple' } },
         { id: 'unrelated', content: { text: 'submarine periscope' } },
       ],
       NO_LIMIT,

@@ -1,12 +1,14 @@
 import type { JsonObject, SearchHit, SearchOutcome, SearchRequest } from '../contract.js';
 import type { Enricher, Reranker, Vocabulary } from '../providers/provider-types.js';
+import { analyzeQuery, stemToken } from '../query/analyzer.js';
 import { parseFilter } from '../query/filter-parser.js';
 import { type Candidate, fuse, RERANK_WINDOW, rerankCandidates } from '../query/fusion.js';
 import { validateSearchRequest } from '../query/search-request.js';
-import { flattenText, ftsMatchQuery } from '../query/text-tokens.js';
-import { type DocumentRow, fullTextCandidates, rowsByLabels, toOutput } from './document-reads.js';
+import { flattenText } from '../query/text-tokens.js';
+import { type DocumentRow, rowsByLabels, toOutput } from './document-reads.js';
 import type { DocumentStore } from './document-store.js';
 import { compileFilter, type SqlFragment } from './filter-sql.js';
+import type { FullTextIndex } from './full-text/full-text-index.js';
 import type { NamespaceVectors } from './namespace-vectors.js';
 import { semanticCandidates, similarities } from './semantic-candidates.js';
 
@@ -19,7 +21,8 @@ export interface SearchContext {
   embed(texts: string[]): Promise<Float32Array[]>;
   /** The namespace's vectors, loaded and reconciled. */
   vectors(nsId: number): Promise<NamespaceVectors>;
-  vocabulary(nsId: number): Vocabulary;
+  /** The namespace's full-text index, current with every committed write. */
+  text(nsId: number): FullTextIndex;
   /** Labels of the namespace's documents matching a filter (source text + compiled form). */
   filterMatches(nsId: number, source: string, filter: SqlFragment): Set<number>;
 }
@@ -29,10 +32,10 @@ const READ_MARGIN = 8;
 
 /**
  * Hybrid search over the local materialization of an index. Candidates are the union of the
- * top-N nearest vectors (HNSW + pending exact scan) and the top-N full-text matches (FTS5 BM25);
- * both signals are computed for every candidate and fused (query/fusion.ts), then the rows of the
- * best candidates are read once: for the reranker's text, for the output, and to drop versions
- * deleted since the graph was searched.
+ * top-N nearest vectors (HNSW + pending exact scan) and the top-N full-text matches (BM25 from the
+ * in-memory full-text index); both signals are computed for every candidate and fused
+ * (query/fusion.ts), then the rows of the best candidates are read once: for the reranker's text
+ * and for the output.
  *
  * w = 0 skips the vector side, so only keyword matches are returned. Full-text matches stay
  * candidates even at w = 1: with a lexical embedder they are most of the true nearest
@@ -49,10 +52,11 @@ export async function search(
   const { store } = context;
   const nsId = store.namespaceId(namespace);
   if (nsId === undefined || store.documentCount(nsId) === 0) return { hits: [], rerankedDocuments: 0 };
+  const text = context.text(nsId);
 
   let query = request.query;
   if (request.inputEnrichment) {
-    const expanded = await context.enricher.expand(query, context.vocabulary(nsId));
+    const expanded = await context.enricher.expand(query, vocabularyOf(text));
     query = request.keepOriginalQuery ? `${query} ${expanded}` : expanded || query;
   }
   const weight = request.semanticWeight;
@@ -60,23 +64,26 @@ export async function search(
   const [queryVector] = weight > 0 ? await context.embed([query]) : [];
   const vectors = weight > 0 ? await context.vectors(nsId) : undefined;
 
-  // Labels are never reused, so the filter matches stay valid across the graph search's await;
-  // labels deleted meanwhile are dropped when the rows are read.
-  const matches = filter && vectors ? context.filterMatches(nsId, filterText, filter) : undefined;
+  // Labels are never reused, so the filter matches stay valid across the graph search's await.
+  const matches = filter ? context.filterMatches(nsId, filterText, filter) : undefined;
   const semanticMatches = vectors
     ? await semanticCandidates(store, vectors, queryVector, depth, matches, store.documentCount(nsId))
     : [];
-  const semantic = new Map(semanticMatches.map((m) => [m.label, m.score]));
-  const match = ftsMatchQuery(query);
-  const text = match
-    ? fullTextCandidates(store, nsId, match, depth, weight < 1 ? [...semantic.keys()] : [], filter)
-    : { top: [], scores: new Map<number, number>() };
+  // The graph may still hold versions deleted or replaced since; the full-text index is current.
+  const semantic = new Map(semanticMatches.filter((m) => text.has(m.label)).map((m) => [m.label, m.score]));
+  const analyzed = analyzeQuery(query);
+  const textTop = text.search(analyzed, depth, matches);
+  const textScores = new Map(textTop.map((m) => [m.label, m.score]));
+  if (weight < 1) {
+    const unscored = [...semantic.keys()].filter((label) => !textScores.has(label));
+    for (const [label, score] of text.scores(analyzed, unscored)) textScores.set(label, score);
+  }
   if (queryVector) {
-    const unscored = text.top.filter((m) => !semantic.has(m.label)).map((m) => m.label);
+    const unscored = textTop.filter((m) => !semantic.has(m.label)).map((m) => m.label);
     for (const [label, score] of similarities(store, queryVector, unscored)) semantic.set(label, score);
   }
-  const labels = new Set([...semantic.keys(), ...text.top.map((m) => m.label)]);
-  const ranked = fuse(labels, { semantic, text: text.scores, bestText: text.top[0]?.score ?? 0 }, weight);
+  const labels = new Set([...semantic.keys(), ...textTop.map((m) => m.label)]);
+  const ranked = fuse(labels, { semantic, text: textScores, bestText: textTop[0]?.score ?? 0 }, weight);
 
   const wanted = request.reranking ? Math.max(request.topK, RERANK_WINDOW) : request.topK;
   const { window, rows } = readLive(store, ranked, wanted, {
@@ -96,9 +103,17 @@ export async function search(
   return { hits, rerankedDocuments: request.reranking ? window.length : 0 };
 }
 
+/** The namespace's words as the enricher sees them: known terms and spelling candidates. */
+function vocabularyOf(text: FullTextIndex): Vocabulary {
+  return {
+    has: (word) => text.knows(stemToken(word)),
+    candidates: (word, maxDistance) => text.spellingCandidates(word, maxDistance),
+  };
+}
+
 /**
- * The first `wanted` candidates whose rows still exist, with those rows (the graph may still hold
- * deleted versions). Reads once in the common case; again only when deletions emptied the margin.
+ * The first `wanted` candidates whose rows still exist, with those rows. Reads once in the common
+ * case; again only when deletions emptied the margin.
  */
 function readLive(
   store: DocumentStore,

@@ -50,6 +50,16 @@ export class TopK {
 
   constructor(private readonly k: number) {}
 
+  /** Whether `k` items are held (from then on, {@link minScore} is the bar to pass). */
+  get full(): boolean {
+    return this.heap.length >= this.k;
+  }
+
+  /** The lowest score held (the k-th best once full). */
+  get minScore(): number {
+    return this.heap[0]?.score ?? Number.NEGATIVE_INFINITY;
+  }
+
   push(label: number, score: number): void {
     const heap = this.heap;
     if (heap.length < this.k) {

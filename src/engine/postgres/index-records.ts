@@ -1,11 +1,9 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import { AppError } from '../../errors.js';
 import type { DB } from '../../store/schema.js';
-import type { JsonObject } from '../contract.js';
 import type { StoreChange } from '../embedded/document-store.js';
 import { blobToVector, vectorToBlob } from '../embedded/vector-math.js';
-import type { PreparedDocument } from '../query/document-validation.js';
-import { flattenText } from '../query/text-tokens.js';
+import { type PreparedDocument, preparedFromStored } from '../query/document-validation.js';
 
 type Executor = Kysely<DB> | Transaction<DB>;
 
@@ -380,10 +378,5 @@ function toHead(row: {
 }
 
 function toPrepared(row: { id: string; content: string; metadata: string | null }): PreparedDocument {
-  return {
-    id: row.id,
-    content: row.content,
-    metadata: row.metadata,
-    text: flattenText(JSON.parse(row.content) as JsonObject),
-  };
+  return preparedFromStored(row.id, row.content, row.metadata);
 }

@@ -30,11 +30,9 @@ function expandTerms(query: string, vocabulary: Vocabulary): string {
 function closestTerms(term: string, vocabulary: Vocabulary): string[] {
   const maxDistance = term.length >= 8 ? 2 : 1;
   const found: { term: string; distance: number }[] = [];
-  for (let length = term.length - maxDistance; length <= term.length + maxDistance; length++) {
-    for (const candidate of vocabulary.termsOfLength(length)) {
-      const distance = editDistance(term, candidate, maxDistance);
-      if (distance <= maxDistance) found.push({ term: candidate, distance });
-    }
+  for (const candidate of vocabulary.candidates(term, maxDistance)) {
+    const distance = editDistance(term, candidate, maxDistance);
+    if (distance <= maxDistance) found.push({ term: candidate, distance });
   }
   found.sort((a, b) => a.distance - b.distance || (a.term < b.term ? -1 : 1));
   const best = found[0]?.distance;

@@ -5,9 +5,10 @@ import { createBuiltinEnricher, editDistance } from './builtin-enricher.js';
 import { createBuiltinReranker } from './builtin-reranker.js';
 import type { Vocabulary } from './provider-types.js';
 
+/** A vocabulary whose candidates are every word (the enricher must verify them itself). */
 const vocabularyOf = (terms: string[]): Vocabulary => ({
   has: (term) => terms.includes(term),
-  termsOfLength: (length) => terms.filter((term) => term.length === length),
+  candidates: () => terms,
 });
 
 describe('builtin embedder', () => {

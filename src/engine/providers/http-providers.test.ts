@@ -154,7 +154,7 @@ describe('http reranker', () => {
 describe('http enricher', () => {
   const vocabulary = {
     has: (term: string) => term === 'search',
-    termsOfLength: (n: number) => (n === 6 ? ['search'] : []),
+    candidates: () => ['search'],
   };
 
   it('asks the chat completions endpoint for terms', async () => {

@@ -33,11 +33,15 @@ export interface Reranker {
   rerank(query: string, docs: RerankDocument[]): Promise<number[]>;
 }
 
-/** Terms of one namespace's full-text index (lowercased, diacritics removed). */
+/** The words of one namespace's full-text index, for spelling suggestions. */
 export interface Vocabulary {
-  has(term: string): boolean;
-  /** Terms with exactly this many characters. */
-  termsOfLength(length: number): readonly string[];
+  /** Whether a query word (folded: lowercase, no diacritics) matches a term of the namespace. */
+  has(word: string): boolean;
+  /**
+   * Words of the namespace that may be within `maxDistance` edits of `word` (a superset: callers
+   * verify), found without scanning the vocabulary.
+   */
+  candidates(word: string, maxDistance: number): readonly string[];
 }
 
 /** Rewrites a query before search (spelling fixes, related terms). */

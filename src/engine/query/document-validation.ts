@@ -1,6 +1,6 @@
 import { AppError } from '../../errors.js';
 import type { DocumentInput, JsonObject } from '../contract.js';
-import { flattenText } from './text-tokens.js';
+import { FIELD_SEPARATOR, textFields } from './text-tokens.js';
 
 /** Per-document limits, enforced before anything is embedded or written. */
 export const DOCUMENT_LIMITS = {
@@ -14,6 +14,9 @@ export interface PreparedDocument {
   id: string;
   content: string;
   metadata: string | null;
+  /** The string values of `content`, in order (the document's text fields). */
+  fields: string[];
+  /** The fields joined by newlines: what gets embedded and reranked. */
   text: string;
 }
 
@@ -45,7 +48,8 @@ function prepareDocument(doc: Partial<DocumentInput> | null, position: number): 
   if (metadata !== undefined && metadata !== null && !isPlainObject(metadata)) {
     throw invalid(`documents[${position}].metadata`, `must be an object (document '${id}')`);
   }
-  const text = flattenText(content);
+  const fields = textFields(content);
+  const text = fields.join(FIELD_SEPARATOR);
   if (text.length > DOCUMENT_LIMITS.textMaxLength) {
     throw tooLarge(
       id,
@@ -62,7 +66,7 @@ function prepareDocument(doc: Partial<DocumentInput> | null, position: number): 
       `metadata is ${metadataBytes} bytes; the limit is ${DOCUMENT_LIMITS.metadataMaxBytes}`,
     );
   }
-  return { id, content: JSON.stringify(content), metadata: metadataJson, text };
+  return { id, content: JSON.stringify(content), metadata: metadataJson, fields, text };
 }
 
 function isPlainObject(value: unknown): value is JsonObject {
@@ -89,4 +93,10 @@ export function checkVectorLimit(maxVectorCount: number, before: number, after: 
       details: [{ field: 'documents', message: `the upsert would bring the index to ${after} documents` }],
     });
   }
+}
+
+/** A stored document (content and metadata as JSON text) in the prepared form. */
+export function preparedFromStored(id: string, content: string, metadata: string | null): PreparedDocument {
+  const fields = textFields(JSON.parse(content) as JsonObject);
+  return { id, content, metadata, fields, text: fields.join(FIELD_SEPARATOR) };
 }

@@ -7,8 +7,8 @@ const DIACRITICS = /\p{M}+/gu;
 const TOKEN = /[\p{L}\p{N}]+/gu;
 
 /**
- * Lowercase word tokens with diacritics removed. Mirrors FTS5's `unicode61 remove_diacritics 2`
- * tokenizer so that terms seen in JS (reranker, enricher, embedder) equal the terms in the FTS index.
+ * Lowercase word tokens (letters and digits) with diacritics removed: the words every part of the
+ * engine sees (full-text index, enricher, reranker, embedder).
  */
 export function tokenize(text: string): string[] {
   // Pure-ASCII text (the common case) skips the comparatively slow Unicode normalization.
@@ -26,9 +26,14 @@ function isAscii(text: string): boolean {
  * what gets embedded, full-text indexed and reranked; numbers and booleans are left to filters.
  */
 export function flattenText(value: Json): string {
+  return textFields(value).join(FIELD_SEPARATOR);
+}
+
+/** Every string value of a JSON value, depth first: the text fields of a document. */
+export function textFields(value: Json): string[] {
   const parts: string[] = [];
   collectStrings(value, parts);
-  return parts.join(FIELD_SEPARATOR);
+  return parts;
 }
 
 function collectStrings(value: Json, parts: string[]): void {
@@ -39,13 +44,4 @@ function collectStrings(value: Json, parts: string[]): void {
   } else if (value !== null && typeof value === 'object') {
     for (const key in value) collectStrings(value[key], parts);
   }
-}
-
-/**
- * A safe FTS5 MATCH expression: each distinct token double-quoted (tokens never contain quotes)
- * and OR-ed, so user text can never produce an FTS syntax error. Returns null when nothing is searchable.
- */
-export function ftsMatchQuery(query: string, maxTerms = 32): string | null {
-  const terms = [...new Set(tokenize(query))].slice(0, maxTerms);
-  return terms.length === 0 ? null : terms.map((term) => `"${term}"`).join(' OR ');
 }

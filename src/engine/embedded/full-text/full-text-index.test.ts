@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeQuery } from '../../query/analyzer.js';
+import { FullTextIndex } from './full-text-index.js';
+
+/** mulberry32: a seeded generator, so the random corpora are the same on every run. */
+function random(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A Zipf-like vocabulary: a few words in most documents, many rare ones. */
+function corpus(size: number, seed: number): string[][] {
+  const next = random(seed);
+  const words = Array.from({ length: 400 }, (_, i) => `w${i}x${'abcdefgh'[i % 8]}`);
+  const pick = () => words[Math.floor(words.length * next() ** 3)];
+  return Array.from({ length: size }, () => {
+    const title = Array.from({ length: 2 + Math.floor(next() * 4) }, pick).join(' ');
+    const body = Array.from({ length: 5 + Math.floor(next() * 60) }, pick).join(' ');
+    return next() < 0.5 ? [title, body] : [body];
+  });
+}
+
+describe('full-text index', () => {
+  it('ranks exactly as exhaustive BM25 (same top k, same scores) for many random queries', () => {
+    const docs = corpus(3000, 7);
+    const index = new FullTextIndex();
+    docs.forEach((fields, i) => index.add(i + 1, fields));
+    const next = random(99);
+    for (let q = 0; q < 200; q++) {
+      const query = analyzeQuery(
+        docs[Math.floor(next() * docs.length)][0]
+          .split(' ')
+          .slice(0, 1 + (q % 6))
+          .join(' '),
+      );
+      for (const k of [1, 10, 50]) {
+        expect(index.search(query, k)).toEqual(index.searchExhaustive(query, k));
+      }
+    }
+  });
+
+  it('stays exact through removals, replacements and compaction', () => {
+    const docs = corpus(4000, 3);
+    const index = new FullTextIndex();
+    docs.forEach((fields, i) => index.add(i + 1, fields));
+    // Remove 60%: enough to compact at least once; re-add some under new labels (new versions).
+    for (let label = 1; label <= 2400; label++) expect(index.remove(label)).toBe(true);
+    expect(index.remove(1)).toBe(false);
+    for (let i = 0; i < 300; i++) index.add(10_000 + i, docs[i]);
+    expect(index.size).toBe(4000 - 2400 + 300);
+    expect(index.stats().ordinals).toBeLessThan(4300);
+    expect(index.has(1)).toBe(false);
+    expect(index.has(10_000)).toBe(true);
+    const next = random(5);
+    for (let q = 0; q < 100; q++) {
+      const query = analyzeQuery(docs[Math.floor(next() * docs.length)][0]);
+      expect(index.search(query, 10)).toEqual(index.searchExhaustive(query, 10));
+      for (const hit of index.search(query, 10)) expect(hit.label > 2400).toBe(true);
+    }
+  });
+
+  it('restricts to a filter set, by direct scoring or with pruning', () => {
+    const docs = corpus(6000, 11);
+    const index = new FullTextIndex();
+    docs.forEach((fields, i) => index.add(i + 1, fields));
+    const query = analyzeQuery(docs[0][0]);
+    for (const share of [0.01, 0.9]) {
+      const allowed = new Set(docs.map((_, i) => i + 1).filter((label) => (label * 7919) % 1000 < share * 1000));
+      const expected = index
+        .searchExhaustive(query, 6000)
+        .filter((hit) => allowed.has(hit.label))
+        .slice(0, 10);
+      expect(index.search(query, 10, allowed)).toEqual(expected);
+    }
+  });
+
+  it('stems words, folds diacritics, drops stop words unless the query has nothing else', () => {
+    const index = new FullTextIndex();
+    index.add(1, ['Star Wars']);
+    index.add(2, ['Amélie']);
+    index.add(3, ['The Lord of the Rings']);
+    index.add(4, ['Studies of war']);
+    expect(index.search(analyzeQuery('war'), 5).map((hit) => hit.label)).toEqual([1, 4]);
+    expect(index.search(analyzeQuery('AMELIE'), 5).map((hit) => hit.label)).toEqual([2]);
+    expect(index.search(analyzeQuery('study'), 5).map((hit) => hit.label)).toEqual([4]);
+    // "of" is dropped next to "rings"; alone, "of the" still finds documents.
+    expect(index.search(analyzeQuery('lord of'), 5).map((hit) => hit.label)).toEqual([3]);
+    expect(
+      index
+        .search(analyzeQuery('of the'), 5)
+        .map((hit) => hit.label)
+        .sort(),
+    ).toEqual([3, 4]);
+  });
+
+  it('weights a short field (a title) above the same word in a long body', () => {
+    const index = new FullTextIndex();
+    const filler = Array.from({ length: 40 }, (_, i) => `filler${i}`).join(' ');
+    index.add(1, ['An unrelated title', `${filler} telescope ${filler}`]);
+    index.add(2, ['The telescope', `${filler} mirror ${filler}`]);
+    expect(index.search(analyzeQuery('telescope'), 2).map((hit) => hit.label)).toEqual([2, 1]);
+  });
+
+  it('scores given labels and suggests spellings from its own vocabulary', () => {
+    const index = new FullTextIndex();
+    index.add(1, ['clownfish live in anemones']);
+    index.add(2, ['the coral reef']);
+    const scores = index.scores(analyzeQuery('clownfish reef'), [1, 2, 3]);
+    expect([...scores.keys()].sort()).toEqual([1, 2]);
+    expect(index.spellingCandidates('clownfsh', 1)).toContain('clownfish');
+    expect(index.spellingCandidates('anemnoes', 2)).toContain('anemones');
+    expect(index.spellingCandidates('zzzz', 1)).toEqual([]);
+    index.remove(1);
+    expect(index.spellingCandidates('clownfsh', 1)).toEqual([]);
+  });
+});

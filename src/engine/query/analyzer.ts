@@ -1,0 +1,93 @@
+import { stem } from 'porter2';
+import { tokenize } from './text-tokens.js';
+
+/*
+ * Text analysis for full-text search: words folded (lowercase, diacritics removed), stemmed with
+ * the English Snowball stemmer (Porter2: "wars" and "war" match, "studies" and "study"), and
+ * weighted by field, so the same analysis serves indexing, queries, spelling suggestions and the
+ * builtin embedder's features.
+ */
+
+/**
+ * Common English function words. They are indexed (so a query made only of them still finds
+ * documents), but dropped from queries that have other words: BM25 gives them almost no weight
+ * and they match nearly every document, which only costs time.
+ */
+export const STOP_WORDS: ReadonlySet<string> = new Set(
+  (
+    'a an and are as at be been but by can could did do does for from had has have he her his how i if in into is it ' +
+    'its me my no nor not of on or our she so such than that the their them then there these they this those to ' +
+    'too was we were what when where which while who whom why will with would you your'
+  ).split(' '),
+);
+
+/** A field of at most this many words counts as short (a title, a name, a label). */
+export const SHORT_FIELD_WORDS = 16;
+/**
+ * Term frequencies of a short field count this many times (BM25F-style field weighting): a query
+ * word in a title says more about a document than the same word in its body. Applied only when the
+ * document has a longer field, so single-field documents are scored plainly.
+ */
+export const SHORT_FIELD_WEIGHT = 2;
+
+const MAX_CACHED_STEMS = 200_000;
+const stems = new Map<string, string>();
+
+/** The index term of a folded token: its stem (numbers and very short words are kept as they are). */
+export function stemToken(token: string): string {
+  let term = stems.get(token);
+  if (term === undefined) {
+    term = token.length < 3 || /^\p{N}+$/u.test(token) ? token : stem(token);
+    if (stems.size >= MAX_CACHED_STEMS) stems.clear();
+    stems.set(token, term);
+  }
+  return term;
+}
+
+/** One document's analysis: weighted term frequencies and weighted length (integers). */
+export interface AnalyzedDocument {
+  terms: Map<string, number>;
+  length: number;
+  /** A surface form (folded, unstemmed word) seen for each term, for spelling suggestions. */
+  surfaces: Map<string, string>;
+}
+
+/** Analyzes the string fields of a document (in order). */
+export function analyzeFields(fields: readonly string[]): AnalyzedDocument {
+  const tokenized = fields.map(tokenize);
+  let longest = 0;
+  for (const tokens of tokenized) longest = Math.max(longest, tokens.length);
+  const terms = new Map<string, number>();
+  const surfaces = new Map<string, string>();
+  let length = 0;
+  for (const tokens of tokenized) {
+    const weight = tokens.length <= SHORT_FIELD_WORDS && tokens.length < longest ? SHORT_FIELD_WEIGHT : 1;
+    length += weight * tokens.length;
+    for (const token of tokens) {
+      const term = stemToken(token);
+      terms.set(term, (terms.get(term) ?? 0) + weight);
+      if (!surfaces.has(term)) surfaces.set(term, token);
+    }
+  }
+  return { terms, length, surfaces };
+}
+
+/** A query's distinct terms in order of appearance, with the folded words they came from. */
+export interface AnalyzedQuery {
+  terms: string[];
+  words: string[];
+}
+
+export function analyzeQuery(query: string): AnalyzedQuery {
+  const terms: string[] = [];
+  const words: string[] = [];
+  const seen = new Set<string>();
+  for (const word of tokenize(query)) {
+    const term = stemToken(word);
+    if (seen.has(term)) continue;
+    seen.add(term);
+    terms.push(term);
+    words.push(word);
+  }
+  return { terms, words };
+}

@@ -8,6 +8,10 @@ import type { ConfigurationResult, EvaluationReport } from './evaluation-report.
 import { mean, meanMetrics, percentile, queryMetrics } from './metrics.js';
 import { openTemporaryIndex } from './temporary-index.js';
 
+/** `--reranking off|on|both`: the reranking settings each semantic weight is run with. */
+export const RERANKING_MODES = { off: [false], on: [true], both: [false, true] } as const;
+export type RerankingMode = keyof typeof RERANKING_MODES;
+
 /** What to run: every semantic weight × every reranking setting, each over all queries. */
 export interface EvaluationPlan {
   datasetDir: string;

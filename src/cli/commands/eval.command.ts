@@ -2,11 +2,9 @@ import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { MAX_TOP_K } from '../../engine/index.js';
 import { formatReportTable } from '../../eval/evaluation-report.js';
-import { runEvaluation } from '../../eval/evaluation-runner.js';
+import { RERANKING_MODES, type RerankingMode, runEvaluation } from '../../eval/evaluation-runner.js';
 import { DEFAULT_SEMANTIC_WEIGHT } from '../../services/data-plane/data-plane.service.js';
 import { configFrom, printJson } from '../cli-support.js';
-
-const RERANKING = { off: [false], on: [true], both: [false, true] } as const;
 
 /**
  * `searchplane eval --dataset <dir>`: indexes a BEIR collection into a temporary index with the
@@ -60,7 +58,7 @@ export function evalCommand(): Command {
           datasetDir: resolve(flags.dataset),
           split: flags.split,
           semanticWeights: flags.semanticWeight ?? [DEFAULT_SEMANTIC_WEIGHT],
-          reranking: [...RERANKING[flags.reranking as keyof typeof RERANKING]],
+          reranking: [...RERANKING_MODES[flags.reranking as RerankingMode]],
           topK: flags.topK,
           inputEnrichment: flags.inputEnrichment,
           queryLimit: flags.queries,
@@ -84,7 +82,7 @@ function parseWeights(raw: string): number[] {
 }
 
 function parseReranking(raw: string): string {
-  if (!(raw in RERANKING)) throw new InvalidArgumentError('expected off, on or both');
+  if (!(raw in RERANKING_MODES)) throw new InvalidArgumentError('expected off, on or both');
   return raw;
 }
 

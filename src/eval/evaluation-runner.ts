@@ -89,7 +89,10 @@ export async function runEvaluation(
     }
     if (refused.size > 0) {
       const [id, message] = [...refused][0];
-      warnings.push(`${refused.size} queries were refused by the engine and count as 0 (e.g. '${id}': ${message})`);
+      const count = refused.size === 1 ? '1 query was' : `${refused.size} queries were`;
+      warnings.push(
+        `${count} refused by the engine and count${refused.size === 1 ? 's' : ''} as 0 (e.g. '${id}': ${message})`,
+      );
     }
     return {
       dataset: {

@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
@@ -99,6 +99,38 @@ test('the default run prints a table with one row for the service default weight
   expect(rows).toHaveLength(1);
   expect(rows[0].split(/\s+/).slice(0, 2)).toEqual(['0.75', 'off']);
   expect(run.stdout).toMatch(/index time \d+(\.\d)? m?s · vectors fully indexed after \d+(\.\d)? m?s/);
+});
+
+test('--input-enrichment on lets the enricher fix a misspelled query; a refused query counts 0 with a warning', async () => {
+  mkdirSync(join(dataset, 'qrels'), { recursive: true });
+  const jsonl = (records: object[]) => records.map((record) => JSON.stringify(record)).join('\n');
+  writeFileSync(
+    join(dataset, 'corpus.jsonl'),
+    jsonl([
+      { _id: 'fish', title: 'Clownfish', text: 'Clownfish live among the anemones of the reef.' },
+      { _id: 'hill', title: 'Volcano', text: 'A volcano erupts when magma reaches the surface.' },
+    ]),
+  );
+  writeFileSync(
+    join(dataset, 'queries.jsonl'),
+    jsonl([
+      { _id: 'typo', text: 'clownfsh' },
+      { _id: 'blank', text: '   ' },
+    ]),
+  );
+  writeFileSync(join(dataset, 'qrels', 'test.tsv'), 'query-id\tcorpus-id\tscore\ntypo\tfish\t1\nblank\thill\t1\n');
+  const args = ['eval', '--dataset', dataset, '--semantic-weight', '0', '--json', '--input-enrichment'];
+
+  const enriched = parseJson((await runCli([...args, 'on'], { TMPDIR: tmp })).stdout);
+  expect(enriched.inputEnrichment).toBe(true);
+  expect(enriched.configurations[0].mrrAt10).toBe(0.5); // the typo found, the blank query 0
+  expect(enriched.warnings).toEqual([
+    expect.stringMatching(/^1 query was refused by the engine and counts as 0 .*'blank'/),
+  ]);
+
+  const plain = parseJson((await runCli([...args, 'off'], { TMPDIR: tmp })).stdout);
+  expect(plain.inputEnrichment).toBe(false);
+  expect(plain.configurations[0].mrrAt10).toBe(0);
 });
 
 test('bad options are usage errors (exit 2); a malformed collection fails naming the file and line (exit 1)', async () => {

@@ -3,9 +3,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../config.js';
 import { DOCUMENT_LIMITS, type EngineLogger, type IndexEngine, type SearchHit } from '../engine/index.js';
 import { AppError } from '../errors.js';
-import { type BeirDataset, type BeirDocument, readBeirDataset } from './beir-dataset.js';
+import { type BeirDataset, type BeirDocument, type BeirQuery, readBeirDataset } from './beir-dataset.js';
 import type { ConfigurationResult, EvaluationReport } from './evaluation-report.js';
-import { mean, meanMetrics, percentile, queryMetrics } from './metrics.js';
+import { mean, meanMetrics, percentile, type QueryMetrics, queryMetrics } from './metrics.js';
 import { openTemporaryIndex } from './temporary-index.js';
 
 /** `--reranking off|on|both`: the reranking settings each semantic weight is run with. */
@@ -58,29 +58,7 @@ export async function runEvaluation(
     await search(temporary.index, queries[0].text, plan, plan.semanticWeights[0], plan.reranking[0]).catch(() => {});
     for (const semanticWeight of plan.semanticWeights) {
       for (const reranking of plan.reranking) {
-        const perQuery = [];
-        const latencies: number[] = [];
-        for (const query of queries) {
-          const started = performance.now();
-          let hits: SearchHit[] = [];
-          try {
-            hits = await search(temporary.index, query.text, plan, semanticWeight, reranking);
-          } catch (error) {
-            // A query the server would answer with 400 (e.g. only whitespace) scores 0, like an empty answer.
-            if (!(error instanceof AppError && error.code === 'invalid_request')) {
-              throw new Error(`query '${query.id}' failed: ${(error as Error).message}`, { cause: error });
-            }
-            refused.set(query.id, error.message);
-          }
-          latencies.push(performance.now() - started);
-          perQuery.push(queryMetrics(hits, query.judgments));
-        }
-        const result: ConfigurationResult = {
-          semanticWeight,
-          reranking,
-          ...meanMetrics(perQuery),
-          latencyMs: { p50: percentile(latencies, 50), p95: percentile(latencies, 95), mean: mean(latencies) },
-        };
+        const result = await runConfiguration(temporary.index, queries, plan, semanticWeight, reranking, refused);
         configurations.push(result);
         progress(
           `semanticWeight ${semanticWeight} reranking ${reranking ? 'on' : 'off'}: nDCG@10 ${result.ndcgAt10.toFixed(3)}`,
@@ -113,6 +91,40 @@ export async function runEvaluation(
   } finally {
     await temporary.close();
   }
+}
+
+/** Every query once, one at a time; `refused` collects the queries the engine rejected as invalid. */
+async function runConfiguration(
+  index: IndexEngine,
+  queries: readonly BeirQuery[],
+  plan: EvaluationPlan,
+  semanticWeight: number,
+  reranking: boolean,
+  refused: Map<string, string>,
+): Promise<ConfigurationResult> {
+  const perQuery: QueryMetrics[] = [];
+  const latencies: number[] = [];
+  for (const query of queries) {
+    const started = performance.now();
+    let hits: SearchHit[] = [];
+    try {
+      hits = await search(index, query.text, plan, semanticWeight, reranking);
+    } catch (error) {
+      // A query the server would answer with 400 (e.g. only whitespace) scores 0, like an empty answer.
+      if (!(error instanceof AppError && error.code === 'invalid_request')) {
+        throw new Error(`query '${query.id}' failed: ${(error as Error).message}`, { cause: error });
+      }
+      refused.set(query.id, error.message);
+    }
+    latencies.push(performance.now() - started);
+    perQuery.push(queryMetrics(hits, query.judgments));
+  }
+  return {
+    semanticWeight,
+    reranking,
+    ...meanMetrics(perQuery),
+    latencyMs: { p50: percentile(latencies, 50), p95: percentile(latencies, 95), mean: mean(latencies) },
+  };
 }
 
 function search(

@@ -28,8 +28,9 @@ const SIGNAL_EXIT_CODES: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130
 /**
  * Opens an embedded engine over a fresh temp dir with the embedder, reranker and enricher of
  * `config` (as src/app.ts does, so an evaluation measures what the server would serve), and one
- * index in it. Until closed, SIGINT/SIGTERM remove the temp dir and exit at once: an interrupted
- * evaluation must not leave an index of a whole collection behind in /tmp.
+ * index in it. Until closed, SIGINT/SIGTERM close the engine, remove the temp dir and exit (130 or
+ * 143; a second signal exits at once): an interrupted evaluation must not leave an index of a
+ * whole collection behind in /tmp.
  */
 export async function openTemporaryIndex(config: Config, logger: EngineLogger): Promise<TemporaryIndex> {
   const dir = mkdtempSync(join(tmpdir(), 'searchplane-eval-'));
@@ -41,24 +42,34 @@ export async function openTemporaryIndex(config: Config, logger: EngineLogger): 
     enricher: createEnricher({ ...config.enrichment, logger }),
     logger,
   });
+  let interrupted = false;
   const onSignal = (signal: NodeJS.Signals) => {
-    // Synchronous on purpose: closing the engine could wait on a busy HNSW worker, and the
-    // person pressing Ctrl-C wants out now. Deleting open files is fine; the process ends next.
-    rmSync(dir, { recursive: true, force: true });
-    process.stderr.write(`searchplane eval: interrupted (${signal}); removed ${dir}\n`);
-    process.exit(SIGNAL_EXIT_CODES[signal] ?? 1);
+    const code = SIGNAL_EXIT_CODES[signal] ?? 1;
+    if (interrupted) {
+      // A second signal: do not wait for the engine any longer. Deleting open files is fine.
+      rmSync(dir, { recursive: true, force: true });
+      process.exit(code);
+    }
+    interrupted = true;
+    process.stderr.write(`searchplane eval: interrupted (${signal}); removing ${dir}\n`);
+    // The engine is closed before exiting, not abandoned: exiting while the HNSW worker thread is
+    // inside the native addPoint aborts the process (napi fatal error).
+    void close().finally(() => process.exit(code));
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
       try {
         await engine.close();
       } finally {
         rmSync(dir, { recursive: true, force: true });
+        // After an interrupt the handlers stay, so that a second signal still cleans up and exits.
+        if (!interrupted) {
+          process.off('SIGINT', onSignal);
+          process.off('SIGTERM', onSignal);
+        }
       }
     })();
     return closing;

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { EXIT_USAGE, reportFailure } from './cli-support.js';
 import { accountsCommand } from './commands/accounts.command.js';
+import { evalCommand } from './commands/eval.command.js';
 import { indexesCommand } from './commands/indexes.command.js';
 import { migrateCommand } from './commands/migrate.command.js';
 import { serveCommand } from './commands/serve.command.js';
@@ -19,6 +20,7 @@ export function buildCli(): Command {
   program.addCommand(migrateCommand());
   program.addCommand(accountsCommand());
   program.addCommand(indexesCommand());
+  program.addCommand(evalCommand());
   throwOnUsageErrors(program);
   return program;
 }

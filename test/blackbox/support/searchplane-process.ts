@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -23,9 +23,14 @@ export interface CliResult {
   stderr: string;
 }
 
+/** Starts `searchplane <args>` and returns at once, for tests that act while it runs. */
+export function spawnCli(args: string[], env?: Record<string, string>): ChildProcessWithoutNullStreams {
+  return spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: childEnv(env), stdio: 'pipe' });
+}
+
 /** Runs `searchplane <args>` to completion. */
 export function runCli(args: string[], env?: Record<string, string>): Promise<CliResult> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: childEnv(env), stdio: 'pipe' });
+  const child = spawnCli(args, env);
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));

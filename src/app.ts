@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import { createEmbeddedEngine, createEmbedder, createEnricher, createReranker } from './engine/index.js';
 import type { SearchEngine } from './engine/types.js';
 import { AppError } from './errors.js';
+import { consolePlugin } from './http/console/console.plugin.js';
 import { dataPlanePlugin } from './http/data-plane/data-plane.plugin.js';
 import { DATA_PLANE_PREFIX, dataDomainRewriter } from './http/data-plane/host-routing.js';
 import { createErrorHandler, renderManagementError } from './http/error-handler.js';
@@ -156,6 +157,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     prefix: DATA_PLANE_PREFIX,
     dataPlane: createDataPlane({ engine, indexes: services.indexes, usage: services.usage, clock }),
   });
+
+  // The web console (`/` redirects to `/console`): static files calling the two APIs above.
+  await app.register(consolePlugin, { config });
 
   app.addHook('onReady', async () => {
     services.usage.start();

@@ -32,7 +32,9 @@ export function quotaSection(record, stats) {
     h(
       'dl',
       { class: 'limits' },
-      limits.map(([label, value]) => [h('dt', {}, label), h('dd', {}, value < 0 ? 'unlimited' : formatCount(value))]),
+      limits.map(([label, value]) =>
+        h('div', {}, h('dt', {}, label), h('dd', {}, value < 0 ? 'unlimited' : formatCount(value))),
+      ),
     ),
   );
 }

@@ -88,3 +88,18 @@ export function sessionStorageOf(page: Page): Promise<Record<string, string>> {
 export function localStorageLength(page: Page): Promise<number> {
   return page.evaluate('localStorage.length') as Promise<number>;
 }
+
+/** The error element under a labelled field (the id in its aria-describedby ending in "-error"). */
+export async function fieldError(page: Page, label: string) {
+  const describedBy = (await page.getByLabel(label, { exact: true }).getAttribute('aria-describedby')) ?? '';
+  const errorId = describedBy.split(' ').find((id) => id.endsWith('-error'));
+  if (!errorId) throw new Error(`Field "${label}" has no error element`);
+  return page.locator(`[id="${errorId}"]`);
+}
+
+/** The id of the element that has focus in the page, and whether it is inside a dialog. */
+export function focusInfo(page: Page): Promise<{ id: string; tag: string; inDialog: boolean }> {
+  return page.evaluate(
+    '({ id: document.activeElement?.id ?? "", tag: document.activeElement?.tagName ?? "", inDialog: !!document.activeElement?.closest("dialog") })',
+  ) as Promise<{ id: string; tag: string; inDialog: boolean }>;
+}

@@ -89,6 +89,8 @@ export function notice(kind, ...children) {
 
 /** Disables a button while `task` runs, so a slow request cannot be sent twice. */
 export async function busy(button, task) {
+  // A disabled button loses the focus; a keyboard user gets it back when the task ends.
+  const hadFocus = document.activeElement === button;
   button.disabled = true;
   button.setAttribute('aria-busy', 'true');
   try {
@@ -96,5 +98,7 @@ export async function busy(button, task) {
   } finally {
     button.disabled = false;
     button.removeAttribute('aria-busy');
+    const focusLost = document.activeElement === document.body || document.activeElement === null;
+    if (hadFocus && button.isConnected && focusLost) button.focus();
   }
 }

@@ -59,7 +59,7 @@ export async function renderDocuments({ main, api, settings, signal, params }) {
           'button',
           {
             type: 'button',
-            class: 'danger small',
+            class: 'danger-outline small',
             'aria-label': `Delete ${doc.id}`,
             onclick: () => deleteDocument(doc.id),
           },
@@ -69,9 +69,12 @@ export async function renderDocuments({ main, api, settings, signal, params }) {
       documentBody(doc),
     );
 
+  // Both pager buttons stay disabled while a page loads; the answer decides which come back.
   const loadPage = async () => {
     replaceChildren(status);
     list.setAttribute('aria-busy', 'true');
+    previous.disabled = true;
+    next.disabled = true;
     try {
       const result = await data('range', namespace.control.value, {
         cursor: cursors[page],
@@ -96,23 +99,24 @@ export async function renderDocuments({ main, api, settings, signal, params }) {
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       replaceChildren(status, notice('error', error.message));
+      previous.disabled = page === 0;
     } finally {
       list.removeAttribute('aria-busy');
     }
   };
-  previous.addEventListener('click', () =>
-    busy(previous, async () => {
-      page = Math.max(0, page - 1);
-      await loadPage();
-    }),
-  );
-  next.addEventListener('click', () =>
-    busy(next, async () => {
-      cursors = [...cursors.slice(0, page + 1), nextCursor];
-      page += 1;
-      await loadPage();
-    }),
-  );
+  // Disabling the clicked button drops its focus: put it back on a pager button that still works.
+  const keepFocus = (preferred, other) => (preferred.disabled ? other : preferred).focus();
+  previous.addEventListener('click', async () => {
+    page = Math.max(0, page - 1);
+    await loadPage();
+    keepFocus(previous, next);
+  });
+  next.addEventListener('click', async () => {
+    cursors = [...cursors.slice(0, page + 1), nextCursor];
+    page += 1;
+    await loadPage();
+    keepFocus(next, previous);
+  });
   const restart = async () => {
     cursors = [''];
     page = 0;
@@ -170,14 +174,6 @@ export async function renderDocuments({ main, api, settings, signal, params }) {
     indexHeader(record, '/documents'),
     h('div', { class: 'card toolbar' }, namespace.wrapper, fetchForm),
     fetched,
-    h(
-      'section',
-      { 'aria-labelledby': 'browse-heading' },
-      h('div', { class: 'section-head' }, h('h2', { id: 'browse-heading' }, 'Documents'), pageInfo),
-      status,
-      list,
-      h('div', { class: 'pager' }, previous, next),
-    ),
     uploadSection({
       data,
       record,
@@ -195,6 +191,14 @@ export async function renderDocuments({ main, api, settings, signal, params }) {
         await restart();
       },
     }),
+    h(
+      'section',
+      { 'aria-labelledby': 'browse-heading' },
+      h('div', { class: 'section-head' }, h('h2', { id: 'browse-heading' }, 'Documents'), pageInfo),
+      status,
+      list,
+      h('div', { class: 'pager' }, previous, next),
+    ),
   );
   await loadPage();
 }

@@ -103,6 +103,8 @@ export function uploadSection({ data, record, namespaces, currentNamespace, onUp
     event.preventDefault();
     file.setError('');
     replaceChildren(status);
+    progress.hidden = true;
+    progressText.textContent = '';
     const chosen = file.control.files?.[0];
     if (!chosen) {
       file.setError('Choose a file to upload.');

@@ -90,7 +90,11 @@ test('deletes a document only after confirming; Escape cancels and the dialog ke
 
 test("uploads a JSONL file in batches of the index's max_writes_per_request, with progress", async () => {
   await setQuotas(h.ctx.store, index.id, { max_writes_per_request: 4 });
-  const docs = Array.from({ length: 10 }, (_, i) => ({ id: `up-${i}`, content: { text: `uploaded ${i}` }, metadata: { i } }));
+  const docs = Array.from({ length: 10 }, (_, i) => ({
+    id: `up-${i}`,
+    content: { text: `uploaded ${i}` },
+    metadata: { i },
+  }));
   const file = path.join(h.ctx.dataDir, 'docs.jsonl');
   writeFileSync(file, `${docs.map((doc) => JSON.stringify(doc)).join('\n')}\n`);
 
@@ -109,7 +113,10 @@ test("uploads a JSONL file in batches of the index's max_writes_per_request, wit
   // The browser switches to the new namespace and lists what arrived.
   expect(await page.getByLabel('Namespace', { exact: true }).inputValue()).toBe('uploads');
   await page.getByText('Page 1: 10 documents').waitFor();
-  const stored = await fetchIds('uploads', docs.map((doc) => doc.id));
+  const stored = await fetchIds(
+    'uploads',
+    docs.map((doc) => doc.id),
+  );
   expect(stored.every((doc) => doc !== null)).toBe(true);
 
   // A JSON array works too; a broken file is reported on the file field and nothing is sent.

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import {
   type ConsoleHarness,
+  focusInfo,
   localStorageLength,
   screenshots,
   sessionStorageOf,
@@ -57,5 +58,25 @@ test('the right key signs in, lives in session storage only, and sign out clears
   expect(await sessionStorageOf(page)).toEqual({});
   await page.reload();
   await page.getByRole('heading', { name: 'Sign in to searchplane' }).waitFor();
+  expect(h.pageProblems).toEqual([]);
+});
+
+test('signing in works from the keyboard alone, and the focused control shows a focus ring', async () => {
+  const page = await h.newPage();
+  await page.goto('/console');
+  await page.getByRole('heading', { name: 'Sign in to searchplane' }).waitFor();
+  // The e-mail field has the focus from the start.
+  await page.keyboard.type(h.account.email);
+  await page.keyboard.press('Tab');
+  await page.keyboard.type(h.account.apiKey);
+  await page.keyboard.press('Enter');
+  await page.getByRole('heading', { level: 1, name: 'Search indexes' }).waitFor();
+  // The page heading takes the focus after the view changes; Tab goes on to the page's controls.
+  expect((await focusInfo(page)).tag).toBe('H1');
+  await page.keyboard.press('Tab');
+  const focused = await focusInfo(page);
+  expect(focused.tag).toBe('INPUT');
+  const ring = await page.evaluate('getComputedStyle(document.activeElement).boxShadow');
+  expect(ring).not.toBe('none');
   expect(h.pageProblems).toEqual([]);
 });

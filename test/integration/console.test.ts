@@ -42,7 +42,7 @@ describe('web console', () => {
     expect(script.statusCode).toBe(200);
     expect(script.headers['content-type']).toBe('text/javascript; charset=utf-8');
     expect(script.headers['content-security-policy']).toBe(CONSOLE_CSP);
-    const styles = await get('/console/console.css');
+    const styles = await get('/console/css/base.css');
     expect(styles.headers['content-type']).toBe('text/css; charset=utf-8');
     const again = await get('/console/js/app.js', { 'if-none-match': String(script.headers.etag) });
     expect(again.statusCode).toBe(304);

@@ -1,21 +1,17 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { beforeAll, expect, test } from 'vitest';
 import { json } from '../helpers/app.js';
 import { callIndex, makeDocs, setQuotas } from '../helpers/data-plane.js';
 import { createIndex } from '../helpers/factories.js';
-import { type ConsoleHarness, focusInfo, screenshots, signIn, startConsole } from './support/console-browser.js';
+import { focusInfo, screenshots, signIn, useConsole } from './support/console-browser.js';
 
-let h: ConsoleHarness;
+const h = useConsole();
 let index: any;
 beforeAll(async () => {
-  h = await startConsole();
   index = await createIndex(h.ctx.app, h.account, { name: 'library', type: 'payg' });
   const books = makeDocs(25, 'book-');
   expect((await callIndex(h.ctx.app, index.endpoint, 'upsert-data/books', index.token, books)).statusCode).toBe(200);
-});
-afterAll(async () => {
-  await h?.close();
 });
 
 const fetchIds = async (namespace: string, ids: string[]) =>

@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { callIndex, makeDocs } from '../helpers/data-plane.js';
 import { createAccount, createIndex } from '../helpers/factories.js';
-import { type ConsoleHarness, screenshots, signIn, startConsole } from './support/console-browser.js';
+import { screenshots, signIn, startConsole, useConsole } from './support/console-browser.js';
 
-let h: ConsoleHarness;
-beforeAll(async () => {
-  h = await startConsole();
-});
-afterAll(async () => {
-  await h?.close();
-});
+const h = useConsole();
 
 test('the index page shows the REST URL, masked tokens with reveal and copy, and quotas against usage', async () => {
   const index = await createIndex(h.ctx.app, h.account, { name: 'movies', type: 'payg' });

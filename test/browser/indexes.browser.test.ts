@@ -1,23 +1,10 @@
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { injectAs, json } from '../helpers/app.js';
 import { callIndex, makeDocs } from '../helpers/data-plane.js';
 import { createIndex } from '../helpers/factories.js';
-import {
-  type ConsoleHarness,
-  fieldError,
-  focusInfo,
-  screenshots,
-  signIn,
-  startConsole,
-} from './support/console-browser.js';
+import { fieldError, focusInfo, screenshots, signIn, useConsole } from './support/console-browser.js';
 
-let h: ConsoleHarness;
-beforeAll(async () => {
-  h = await startConsole();
-});
-afterAll(async () => {
-  await h?.close();
-});
+const h = useConsole();
 
 const listIndexes = async () => json<any[]>(await injectAs(h.ctx.app, 'GET', '/v2/search', h.account.auth));
 

@@ -1,14 +1,8 @@
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { injectAs, json } from '../helpers/app.js';
-import { type ConsoleHarness, screenshots, signIn, startConsole } from './support/console-browser.js';
+import { screenshots, signIn, useConsole } from './support/console-browser.js';
 
-let h: ConsoleHarness;
-beforeAll(async () => {
-  h = await startConsole();
-});
-afterAll(async () => {
-  await h?.close();
-});
+const h = useConsole();
 
 const instances = async () => json<any[]>(await injectAs(h.ctx.app, 'GET', '/v2/messaging/users', h.account.auth));
 

@@ -1,13 +1,12 @@
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { beforeAll, expect, test } from 'vitest';
 import { json } from '../helpers/app.js';
 import { callIndex } from '../helpers/data-plane.js';
 import { createIndex } from '../helpers/factories.js';
-import { type ConsoleHarness, fieldError, screenshots, signIn, startConsole } from './support/console-browser.js';
+import { fieldError, screenshots, signIn, useConsole } from './support/console-browser.js';
 
-let h: ConsoleHarness;
+const h = useConsole();
 let index: any;
 beforeAll(async () => {
-  h = await startConsole();
   index = await createIndex(h.ctx.app, h.account, { name: 'films', type: 'payg' });
   const movies = [
     { id: 'm1', content: { title: 'Star Wars', genre: 'sci-fi' }, metadata: { year: 1977 } },
@@ -17,9 +16,6 @@ beforeAll(async () => {
   expect((await callIndex(h.ctx.app, index.endpoint, 'upsert-data/movies', index.token, movies)).statusCode).toBe(200);
   const other = [{ id: 'd1', content: { title: 'Default namespace doc' } }];
   expect((await callIndex(h.ctx.app, index.endpoint, 'upsert-data', index.token, other)).statusCode).toBe(200);
-});
-afterAll(async () => {
-  await h?.close();
 });
 
 test('the playground searches a namespace with topK, semantic weight and reranking, and shows the hits', async () => {

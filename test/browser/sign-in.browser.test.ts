@@ -1,21 +1,14 @@
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import {
-  type ConsoleHarness,
   focusInfo,
   localStorageLength,
   screenshots,
   sessionStorageOf,
   signIn,
-  startConsole,
+  useConsole,
 } from './support/console-browser.js';
 
-let h: ConsoleHarness;
-beforeAll(async () => {
-  h = await startConsole();
-});
-afterAll(async () => {
-  await h?.close();
-});
+const h = useConsole();
 
 test('/ leads to the sign-in form; a wrong key shows the API error and stores nothing', async () => {
   const page = await h.newPage();

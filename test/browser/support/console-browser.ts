@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 import { createListeningApp, type ListeningContext } from '../../helpers/data-plane.js';
 import { createAccount, type TestAccount } from '../../helpers/factories.js';
 
@@ -58,6 +59,26 @@ export async function startConsole(options: { env?: Record<string, string> } = {
       await ctx.close();
     },
   };
+}
+
+/**
+ * The harness of a test file: started before its tests, closed after them. The returned object
+ * stands for the harness once started (reading it before `beforeAll` has run throws).
+ */
+export function useConsole(options: { env?: Record<string, string> } = {}): ConsoleHarness {
+  let harness: ConsoleHarness | undefined;
+  beforeAll(async () => {
+    harness = await startConsole(options);
+  });
+  afterAll(async () => {
+    await harness?.close();
+  });
+  return new Proxy({} as ConsoleHarness, {
+    get(_target, key) {
+      if (!harness) throw new Error('The console harness is used before beforeAll started it');
+      return Reflect.get(harness, key);
+    },
+  });
 }
 
 /** Signs in through the form and waits for the index list. */

@@ -13,6 +13,7 @@ import {
   createReranker,
 } from './engine/index.js';
 import { AppError } from './errors.js';
+import { consolePlugin } from './http/console/console.plugin.js';
 import { dataPlanePlugin } from './http/data-plane/data-plane.plugin.js';
 import { DATA_PLANE_PREFIX, dataDomainRewriter } from './http/data-plane/host-routing.js';
 import { createErrorHandler, renderManagementError } from './http/error-handler.js';
@@ -174,6 +175,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       shared: store.dialect === 'postgres' ? store.db : undefined,
     }),
   });
+
+  // The web console (`/` redirects to `/console`): static files calling the two APIs above.
+  await app.register(consolePlugin, { config });
 
   app.addHook('onReady', async () => {
     services.usage.start();

@@ -1,0 +1,106 @@
+// The two APIs of this server, same origin: the management API with HTTP Basic (account e-mail +
+// API key) and an index's data plane with its token as a Bearer token. Failures become ApiError
+// with the server's own message, never a raw body.
+
+/** A failed call: `message` is for people; `status`, `code` and `details` are what the API said. */
+export class ApiError extends Error {
+  constructor(message, { status = 0, code = null, details = [], retryAfter = null, plane = null } = {}) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = code;
+    this.details = Array.isArray(details) ? details : [];
+    this.retryAfter = retryAfter;
+    /** 'management' or 'data': a 401 from the first means the account's key no longer works. */
+    this.plane = plane;
+  }
+}
+
+/**
+ * One JSON request. `credentials: 'omit'` keeps cookies out and stops the browser from answering
+ * a 401 Basic challenge with its own login prompt: the page shows the API's message instead.
+ */
+async function request(url, { method = 'GET', headers = {}, body, signal, plane = null } = {}) {
+  let response;
+  try {
+    response = await fetch(url, {
+      method,
+      headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      credentials: 'omit',
+      cache: 'no-store',
+      signal,
+    });
+  } catch (error) {
+    if (error?.name === 'AbortError') throw error;
+    throw new ApiError('Cannot reach the server; check your connection and try again.', { plane });
+  }
+  const text = await response.text();
+  let data;
+  try {
+    data = text ? JSON.parse(text) : undefined;
+  } catch {
+    data = undefined;
+  }
+  if (!response.ok) {
+    const retryAfter = Number(response.headers.get('retry-after')) || null;
+    throw new ApiError(errorText(data, response, retryAfter), {
+      status: response.status,
+      code: typeof data?.code === 'string' ? data.code : null,
+      details: data?.details,
+      retryAfter,
+      plane,
+    });
+  }
+  return data;
+}
+
+function errorText(data, response, retryAfter) {
+  let text = typeof data?.error === 'string' && data.error ? data.error : `The server answered ${response.status}`;
+  if (retryAfter) text += ` (try again in ${retryAfter} s)`;
+  return text;
+}
+
+/** Base64 of UTF-8, as HTTP Basic expects (btoa alone fails on non-Latin-1 characters). */
+function base64(text) {
+  let binary = '';
+  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}
+
+/** The management API (`/v2/...`) as the signed-in account. */
+export function managementApi(session) {
+  const authorization = `Basic ${base64(`${session.email}:${session.apiKey}`)}`;
+  const call = (method, path, body, signal) =>
+    request(`/v2${path}`, { method, headers: { authorization }, body, signal, plane: 'management' });
+  return {
+    get: (path, signal) => call('GET', path, undefined, signal),
+    post: (path, body, signal) => call('POST', path, body, signal),
+    delete: (path, signal) => call('DELETE', path, undefined, signal),
+  };
+}
+
+/**
+ * An index's data plane, path form (`/indexes/<endpoint>/<route>[/<namespace>]`) on this origin,
+ * with the record's read-write token. Resolves to the `result` of the SDK envelope.
+ */
+export function dataPlaneApi(record) {
+  const authorization = `Bearer ${record.token}`;
+  return async (route, namespace, body, signal) => {
+    const suffix = namespace ? `/${encodeURIComponent(namespace)}` : '';
+    const url = `/indexes/${encodeURIComponent(record.endpoint)}/${route}${suffix}`;
+    const data = await request(url, {
+      method: 'POST',
+      headers: { authorization },
+      body: body ?? [],
+      signal,
+      plane: 'data',
+    });
+    return data?.result;
+  };
+}
+
+/** What this server told the console about itself (data domain, regions, plans, periods). */
+export function loadSettings() {
+  return request('/console/settings.json');
+}

@@ -1,0 +1,93 @@
+import { ApiError, loadSettings, managementApi } from './api.js';
+import { h, notice, replaceChildren } from './dom.js';
+import { clearSession, loadSession } from './session.js';
+import { renderDocuments } from './views/documents.js';
+import { renderIndexList } from './views/index-list.js';
+import { renderIndexPage } from './views/index-page.js';
+import { renderMessaging } from './views/messaging.js';
+import { renderSearch } from './views/search.js';
+import { renderSignIn } from './views/sign-in.js';
+
+// Hash routes hold ids only: the key never appears in a URL, and reloading keeps the page.
+const ROUTES = [
+  [/^#\/indexes\/([^/]+)\/search$/, renderSearch, 'indexes'],
+  [/^#\/indexes\/([^/]+)\/documents$/, renderDocuments, 'indexes'],
+  [/^#\/indexes\/([^/]+)$/, renderIndexPage, 'indexes'],
+  [/^#\/indexes$/, renderIndexList, 'indexes'],
+  [/^#\/messaging$/, renderMessaging, 'messaging'],
+];
+
+const main = document.getElementById('main');
+let settings = null;
+let controller = null;
+let signOutReason = null;
+
+async function route({ moveFocus }) {
+  controller?.abort();
+  controller = new AbortController();
+  const { signal } = controller;
+  const session = loadSession();
+  updateShell(session);
+  if (!session) {
+    renderSignIn({ main, reason: signOutReason, onSignedIn: () => route({ moveFocus: true }) });
+    signOutReason = null;
+    return;
+  }
+  const hash = location.hash.startsWith('#/') ? location.hash : '#/indexes';
+  const match = ROUTES.map(([pattern, view, section]) => ({ found: pattern.exec(hash), view, section })).find(
+    (candidate) => candidate.found,
+  );
+  if (!match) {
+    location.replace('#/indexes');
+    return;
+  }
+  markSection(match.section);
+  replaceChildren(main, h('p', { class: 'loading' }, 'Loading…'));
+  try {
+    settings ??= await loadSettings();
+    const params = match.found.slice(1).map(decodeURIComponent);
+    await match.view({ main, api: managementApi(session), session, settings, signal, params });
+    if (moveFocus && !signal.aborted) main.querySelector('h1')?.focus();
+  } catch (error) {
+    if (signal.aborted || error?.name === 'AbortError') return;
+    if (error instanceof ApiError && error.status === 401 && error.plane === 'management') {
+      // The key was rotated or the account removed since signing in.
+      signOut(`Signed out: ${error.message}`);
+      return;
+    }
+    replaceChildren(main, h('h1', { tabindex: '-1' }, 'Something went wrong'), notice('error', readable(error)));
+  }
+}
+
+function readable(error) {
+  return error instanceof ApiError ? error.message : 'The console hit an unexpected problem; reload the page.';
+}
+
+function updateShell(session) {
+  document.getElementById('nav').hidden = !session;
+  document.getElementById('account').hidden = !session;
+  document.getElementById('account-email').textContent = session?.email ?? '';
+}
+
+function markSection(section) {
+  for (const link of document.querySelectorAll('#nav a')) {
+    if (link.dataset.section === section) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+}
+
+function signOut(reason = null) {
+  clearSession();
+  signOutReason = reason;
+  if (location.hash !== '#/indexes') history.replaceState(null, '', '#/indexes');
+  route({ moveFocus: true });
+}
+
+document.getElementById('sign-out').addEventListener('click', () => signOut());
+// The skip link targets an element, not a route: focus it without touching the hash.
+document.getElementById('skip-link').addEventListener('click', (event) => {
+  event.preventDefault();
+  main.focus();
+});
+window.addEventListener('hashchange', () => route({ moveFocus: true }));
+route({ moveFocus: false });

@@ -1,0 +1,136 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, expect, test } from 'vitest';
+import { json } from '../helpers/app.js';
+import { callIndex, makeDocs, setQuotas } from '../helpers/data-plane.js';
+import { createIndex } from '../helpers/factories.js';
+import { focusInfo, screenshots, signIn, useConsole } from './support/console-browser.js';
+
+const h = useConsole();
+let index: any;
+beforeAll(async () => {
+  index = await createIndex(h.ctx.app, h.account, { name: 'library', type: 'payg' });
+  const books = makeDocs(25, 'book-');
+  expect((await callIndex(h.ctx.app, index.endpoint, 'upsert-data/books', index.token, books)).statusCode).toBe(200);
+});
+
+const fetchIds = async (namespace: string, ids: string[]) =>
+  json(await callIndex(h.ctx.app, index.endpoint, `fetch/${namespace}`, index.token, { ids })).result as unknown[];
+
+async function openDocuments(namespace: string) {
+  const page = await h.newPage();
+  await signIn(page, h.account);
+  await page.goto(`/console#/indexes/${index.id}/documents`);
+  await page.getByLabel('Namespace', { exact: true }).selectOption(namespace);
+  return page;
+}
+
+test('pages through a namespace with range cursors and fetches a document by id', async () => {
+  const page = await openDocuments('books');
+  const ids = page.locator('.doc-list .hit-id');
+  await page.getByText('Page 1: 20 documents').waitFor();
+  const first = await ids.allTextContents();
+  expect(first).toHaveLength(20);
+
+  await page.getByRole('button', { name: 'Next page' }).click();
+  await page.getByText('Page 2: 5 documents').waitFor();
+  const second = await ids.allTextContents();
+  expect(second).toHaveLength(5);
+  expect(new Set([...first, ...second]).size).toBe(25);
+  expect(await page.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
+  await page.getByRole('button', { name: 'Previous page' }).click();
+  await page.getByText('Page 1: 20 documents').waitFor();
+  expect(await ids.allTextContents()).toEqual(first);
+  await screenshots(page, 'documents');
+
+  await page.getByLabel('Document id').fill('book-7');
+  await page.getByRole('button', { name: 'Fetch' }).click();
+  const fetched = page.locator('.fetched .doc');
+  await fetched.waitFor();
+  expect(await fetched.locator('.hit-id').textContent()).toBe('book-7');
+  expect(await fetched.locator('.kv.content').innerText()).toContain('Document number 7');
+  expect(await fetched.locator('.kv.metadata').innerText()).toMatch(/position\s+7/);
+
+  await page.getByLabel('Document id').fill('no-such-book');
+  await page.getByRole('button', { name: 'Fetch' }).click();
+  await page.getByText('No document "no-such-book" in namespace books.').waitFor();
+  expect(h.pageProblems).toEqual([]);
+});
+
+test('deletes a document only after confirming; Escape cancels and the dialog keeps the focus', async () => {
+  const page = await openDocuments('books');
+  await page.getByText('Page 1: 20 documents').waitFor();
+  const deleteButton = page.getByRole('button', { name: 'Delete book-3', exact: true });
+
+  await deleteButton.click();
+  const dialog = page.getByRole('dialog', { name: 'Delete document' });
+  await dialog.waitFor();
+  for (let i = 0; i < 5; i++) {
+    await page.keyboard.press('Tab');
+    expect((await focusInfo(page)).inDialog).toBe(true);
+  }
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'detached' });
+  expect(await fetchIds('books', ['book-3'])).not.toEqual([null]);
+  // Focus returns to the button that opened the dialog.
+  expect((await focusInfo(page)).tag).toBe('BUTTON');
+
+  await deleteButton.click();
+  await dialog.getByRole('button', { name: 'Delete document' }).click();
+  await page.getByRole('status').filter({ hasText: 'Deleted book-3' }).waitFor();
+  await page.getByText('Page 1: 20 documents').waitFor();
+  expect(await page.locator('.doc-list .hit-id').allTextContents()).not.toContain('book-3');
+  expect(await fetchIds('books', ['book-3'])).toEqual([null]);
+  expect(h.pageProblems).toEqual([]);
+});
+
+test("uploads a JSONL file in batches of the index's max_writes_per_request, with progress", async () => {
+  await setQuotas(h.ctx.store, index.id, { max_writes_per_request: 4 });
+  const docs = Array.from({ length: 10 }, (_, i) => ({
+    id: `up-${i}`,
+    content: { text: `uploaded ${i}` },
+    metadata: { i },
+  }));
+  const file = path.join(h.ctx.dataDir, 'docs.jsonl');
+  writeFileSync(file, `${docs.map((doc) => JSON.stringify(doc)).join('\n')}\n`);
+
+  const page = await openDocuments('');
+  const batches: number[] = [];
+  page.on('request', (request) => {
+    if (request.url().endsWith('/upsert-data/uploads')) batches.push((request.postDataJSON() as unknown[]).length);
+  });
+  await page.getByLabel('JSON or JSONL file').setInputFiles(file);
+  await page.getByLabel('Into namespace').fill('uploads');
+  await page.getByRole('button', { name: 'Upload' }).click();
+  await page.getByText('Uploaded 10 documents into namespace uploads in 3 batches.').waitFor();
+  expect(batches).toEqual([4, 4, 2]);
+  expect(await page.locator('#upload-progress').getAttribute('value')).toBe('10');
+  expect(await page.getByText('10 of 10 documents uploaded').count()).toBe(1);
+  // The browser switches to the new namespace and lists what arrived.
+  expect(await page.getByLabel('Namespace', { exact: true }).inputValue()).toBe('uploads');
+  await page.getByText('Page 1: 10 documents').waitFor();
+  const stored = await fetchIds(
+    'uploads',
+    docs.map((doc) => doc.id),
+  );
+  expect(stored.every((doc) => doc !== null)).toBe(true);
+
+  // A JSON array works too; a broken file is reported on the file field and nothing is sent.
+  const arrayFile = path.join(h.ctx.dataDir, 'docs.json');
+  writeFileSync(arrayFile, JSON.stringify([{ id: 'arr-1', content: { text: 'from an array' } }]));
+  await page.getByLabel('JSON or JSONL file').setInputFiles(arrayFile);
+  await page.getByRole('button', { name: 'Upload' }).click();
+  await page.getByText('Uploaded 1 documents into namespace uploads in 1 batch.').waitFor();
+  expect(await fetchIds('uploads', ['arr-1'])).not.toEqual([null]);
+
+  const broken = path.join(h.ctx.dataDir, 'broken.jsonl');
+  writeFileSync(broken, '{"id":"ok","content":{"a":"b"}}\n{not json\n');
+  const sentBefore = batches.length;
+  await page.getByLabel('JSON or JSONL file').setInputFiles(broken);
+  await page.getByRole('button', { name: 'Upload' }).click();
+  await page.getByText('Line 2 is not valid JSON.').waitFor();
+  expect(batches.length).toBe(sentBefore);
+  expect(await fetchIds('uploads', ['ok'])).toEqual([null]);
+  await screenshots(page, 'documents-upload');
+  expect(h.pageProblems).toEqual([]);
+});

@@ -29,7 +29,7 @@ describe('full-text index', () => {
   it('ranks exactly as exhaustive BM25 (same top k, same scores) for many random queries', () => {
     const docs = corpus(3000, 7);
     const index = new FullTextIndex();
-    docs.forEach((fields, i) => index.add(i + 1, fields));
+    for (const [i, fields] of docs.entries()) index.add(i + 1, fields);
     const next = random(99);
     for (let q = 0; q < 200; q++) {
       const query = analyzeQuery(
@@ -47,7 +47,7 @@ describe('full-text index', () => {
   it('stays exact through removals, replacements and compaction', () => {
     const docs = corpus(4000, 3);
     const index = new FullTextIndex();
-    docs.forEach((fields, i) => index.add(i + 1, fields));
+    for (const [i, fields] of docs.entries()) index.add(i + 1, fields);
     // Remove 60%: enough to compact at least once; re-add some under new labels (new versions).
     for (let label = 1; label <= 2400; label++) expect(index.remove(label)).toBe(true);
     expect(index.remove(1)).toBe(false);
@@ -67,7 +67,7 @@ describe('full-text index', () => {
   it('restricts to a filter set, by direct scoring or with pruning', () => {
     const docs = corpus(6000, 11);
     const index = new FullTextIndex();
-    docs.forEach((fields, i) => index.add(i + 1, fields));
+    for (const [i, fields] of docs.entries()) index.add(i + 1, fields);
     const query = analyzeQuery(docs[0][0]);
     for (const share of [0.01, 0.9]) {
       const allowed = new Set(docs.map((_, i) => i + 1).filter((label) => (label * 7919) % 1000 < share * 1000));

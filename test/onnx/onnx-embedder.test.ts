@@ -30,6 +30,7 @@ const installed = (() => {
 const NEEDS_PACKAGE = installed
   ? 'with @huggingface/transformers'
   : 'SKIPPED: @huggingface/transformers is not installed (npm run install:onnx)';
+if (!installed) console.warn(`onnx embedder tests against the tiny model ${NEEDS_PACKAGE}`);
 
 let root: string;
 let modelDir: string;

@@ -77,6 +77,7 @@ describe('loadConfig', () => {
         cacheDir: path.resolve('/srv/searchplane/models'),
         maxTokens: 256,
         quantized: true,
+        pooling: 'mean',
         batchSize: 64,
       });
     });
@@ -90,6 +91,7 @@ describe('loadConfig', () => {
           SEARCHPLANE_EMBEDDINGS_CACHE_DIR: 'model-cache',
           SEARCHPLANE_EMBEDDINGS_MAX_TOKENS: '128',
           SEARCHPLANE_EMBEDDINGS_QUANTIZED: 'false',
+          SEARCHPLANE_EMBEDDINGS_POOLING: 'cls',
           SEARCHPLANE_EMBEDDINGS_BATCH_SIZE: '8',
         },
       );
@@ -98,6 +100,7 @@ describe('loadConfig', () => {
         cacheDir: path.resolve('model-cache'),
         maxTokens: 128,
         quantized: false,
+        pooling: 'cls',
         batchSize: 8,
       });
     });
@@ -111,6 +114,7 @@ describe('loadConfig', () => {
             SEARCHPLANE_EMBEDDINGS_PROVIDER: 'onnx',
             SEARCHPLANE_EMBEDDINGS_MAX_TOKENS: '4',
             SEARCHPLANE_EMBEDDINGS_QUANTIZED: 'maybe',
+            SEARCHPLANE_EMBEDDINGS_POOLING: 'max',
             SEARCHPLANE_EMBEDDINGS_DIMENSIONS: '384',
             SEARCHPLANE_EMBEDDINGS_BATCH_SIZE: '0',
           },
@@ -125,6 +129,7 @@ describe('loadConfig', () => {
         'SEARCHPLANE_EMBEDDINGS_DIMENSIONS',
         'SEARCHPLANE_EMBEDDINGS_MAX_TOKENS',
         'SEARCHPLANE_EMBEDDINGS_MODEL',
+        'SEARCHPLANE_EMBEDDINGS_POOLING',
         'SEARCHPLANE_EMBEDDINGS_QUANTIZED',
       ]);
     });

@@ -22,6 +22,8 @@ export interface EmbeddingsConfig {
   maxTokens: number;
   /** `onnx/model_quantized.onnx` rather than `onnx/model.onnx`. */
   quantized: boolean;
+  /** How token vectors become one: `mean` (MiniLM, e5, gte) or `cls` (bge). */
+  pooling: 'mean' | 'cls';
 }
 
 export interface HttpServiceConfig {
@@ -217,6 +219,12 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
       cacheDir: embeddingsCacheDir,
       maxTokens: int(env.SEARCHPLANE_EMBEDDINGS_MAX_TOKENS, 'SEARCHPLANE_EMBEDDINGS_MAX_TOKENS', 256, 8, 8192),
       quantized: bool(env.SEARCHPLANE_EMBEDDINGS_QUANTIZED, 'SEARCHPLANE_EMBEDDINGS_QUANTIZED', true),
+      pooling: oneOf(
+        str(undefined, 'SEARCHPLANE_EMBEDDINGS_POOLING'),
+        'SEARCHPLANE_EMBEDDINGS_POOLING',
+        ['mean', 'cls'] as const,
+        'mean',
+      ),
     },
     rerank: httpService('SEARCHPLANE_RERANK'),
     enrichment: httpService('SEARCHPLANE_ENRICHMENT'),

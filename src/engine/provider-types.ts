@@ -67,6 +67,8 @@ export interface EmbedderConfig {
   maxTokens?: number;
   /** onnx: the 8-bit `model_quantized.onnx` (default) rather than `model.onnx`. */
   quantized?: boolean;
+  /** onnx: `mean` over the tokens (default) or the `cls` token's vector. */
+  pooling?: 'mean' | 'cls';
 }
 
 /** Without `url` the builtin reranker is used. */

@@ -116,6 +116,13 @@ describe(`onnx embedder ${NEEDS_PACKAGE}`, () => {
     expect(await single.embed([])).toEqual([]);
   });
 
+  test.skipIf(!installed)('cls pooling takes the first token of each row, padded or not', async () => {
+    const embedder = createOnnxEmbedder({ model: modelDir, cacheDir: root, pooling: 'cls', batchSize: 2 });
+    expect(embedder.name).toBe('onnx/tiny-minilm/q8/cls');
+    const vectors = await embedder.embed(['the cat sat on the mat', 'dog']);
+    for (const vector of vectors) expectVector(vector, expected(['[CLS]']));
+  });
+
   test.skipIf(!installed)('createEmbedder builds it from the service configuration', async () => {
     const embedder = createEmbedder({ provider: 'onnx', model: modelDir, cacheDir: root, maxTokens: 4 });
     expect(embedder.name).toBe('onnx/tiny-minilm/q8');

@@ -26,6 +26,8 @@ export interface OnnxEmbedderConfig {
   batchSize?: number;
   /** `onnx/model_quantized.onnx` (8-bit, default) or `onnx/model.onnx`. */
   quantized?: boolean;
+  /** `mean` over the real tokens (default; all-MiniLM, e5, gte) or the `cls` token's vector (bge). */
+  pooling?: 'mean' | 'cls';
 }
 
 /** What this provider uses of the package; kept local so the build never needs the package's types. */
@@ -88,7 +90,8 @@ interface ModelSource {
 /**
  * Creates the `onnx` embedder. Checks at once that the package is installed and that a local
  * model directory exists with its files, so a misconfigured start fails before it listens.
- * `name` is `onnx/<model>/<q8|fp32>`: a local directory is named by its last path segment.
+ * `name` is `onnx/<model>/<q8|fp32>` (plus `/cls` for CLS pooling): a local directory is named by
+ * its last path segment.
  */
 export function createOnnxEmbedder(config: OnnxEmbedderConfig, dependencies: OnnxEmbedderDependencies = {}): Embedder {
   const { resolvePackage, loadPackage } = { ...defaultDependencies, ...dependencies };
@@ -102,6 +105,7 @@ export function createOnnxEmbedder(config: OnnxEmbedderConfig, dependencies: Onn
   const maxTokens = config.maxTokens ?? 256;
   const batchSize = config.batchSize ?? 64;
   const quantized = config.quantized ?? true;
+  const pooling = config.pooling ?? 'mean';
   if (!Number.isInteger(maxTokens) || maxTokens < 2) throw new Error('onnx embedder needs maxTokens >= 2');
   if (!Number.isInteger(batchSize) || batchSize < 1) throw new Error('onnx embedder needs batchSize >= 1');
   const modelFile = quantized ? 'onnx/model_quantized.onnx' : 'onnx/model.onnx';
@@ -119,7 +123,7 @@ export function createOnnxEmbedder(config: OnnxEmbedderConfig, dependencies: Onn
   };
 
   return {
-    name: `onnx/${source.id}/${quantized ? 'q8' : 'fp32'}`,
+    name: `onnx/${source.id}/${quantized ? 'q8' : 'fp32'}${pooling === 'mean' ? '' : `/${pooling}`}`,
     get dimensions() {
       return dimensions;
     },
@@ -135,6 +139,7 @@ export function createOnnxEmbedder(config: OnnxEmbedderConfig, dependencies: Onn
         const pooled = await embedBatch(
           loaded,
           batch.map((index) => encoded[index]),
+          pooling,
         );
         batch.forEach((index, position) => {
           vectors[index] = pooled[position];
@@ -256,8 +261,8 @@ export function truncate(ids: number[], maxTokens: number, specialIds: Set<numbe
   return [...ids.slice(0, maxTokens - suffix.length), ...suffix];
 }
 
-/** Runs one padded batch and mean-pools each row over its real tokens, then L2-normalizes. */
-async function embedBatch(loaded: Loaded, rows: number[][]): Promise<Float32Array[]> {
+/** Runs one padded batch, pools each row over its real tokens (or takes its first), then L2-normalizes. */
+async function embedBatch(loaded: Loaded, rows: number[][], pooling: 'mean' | 'cls'): Promise<Float32Array[]> {
   const length = Math.max(...rows.map((row) => row.length));
   const ids = new BigInt64Array(rows.length * length).fill(BigInt(loaded.padId));
   const mask = new BigInt64Array(rows.length * length);
@@ -280,13 +285,14 @@ async function embedBatch(loaded: Loaded, rows: number[][]): Promise<Float32Arra
   const size = hidden.dims[2];
   return rows.map((row, r) => {
     const vector = new Float32Array(size);
-    for (let t = 0; t < row.length; t++) {
+    const pooled = pooling === 'cls' ? 1 : row.length;
+    for (let t = 0; t < pooled; t++) {
       const offset = (r * length + t) * size;
       for (let d = 0; d < size; d++) vector[d] += hidden.data[offset + d];
     }
     let norm = 0;
     for (let d = 0; d < size; d++) {
-      vector[d] /= row.length;
+      vector[d] /= pooled;
       norm += vector[d] * vector[d];
     }
     norm = Math.sqrt(norm) || 1;

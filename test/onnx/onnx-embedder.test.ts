@@ -180,7 +180,7 @@ describe(`onnx embedder ${NEEDS_PACKAGE}`, () => {
 });
 
 // These use injected loaders and run whether or not the package is installed.
-describe('onnx embedder failures', () => {
+describe('onnx embedder with an injected package', () => {
   const present = () => {};
 
   test('without the package, creating it fails with one line naming what to install', () => {
@@ -218,6 +218,64 @@ describe('onnx embedder failures', () => {
     expect(() =>
       createOnnxEmbedder({ model: partial, cacheDir: root, quantized: false }, { resolvePackage: present }),
     ).toThrow('lacks onnx/model.onnx');
+  });
+
+  test('one inference runs at a time, and a query goes before the waiting batches of an indexing call', async () => {
+    // A stand-in for the package: words are token ids (their first letter), the model echoes them.
+    const encoded: string[] = [];
+    const runs: string[] = [];
+    let running = 0;
+    let mostRunning = 0;
+    let releaseFirst!: () => void;
+    const firstRun = new Promise<void>((resolve) => {
+      releaseFirst = resolve;
+    });
+    const module = {
+      env: {},
+      Tensor: class {
+        constructor(
+          readonly type: string,
+          readonly data: BigInt64Array,
+          readonly dims: number[],
+        ) {}
+      },
+      AutoTokenizer: {
+        from_pretrained: async () => ({
+          encode: (text: string) => {
+            encoded.push(text);
+            return [2, text.charCodeAt(0), 3];
+          },
+          all_special_ids: [2, 3],
+          pad_token_id: 0,
+        }),
+      },
+      AutoModel: {
+        from_pretrained: async () => async (inputs: { input_ids: { data: BigInt64Array; dims: number[] } }) => {
+          runs.push(String.fromCharCode(Number(inputs.input_ids.data[1])));
+          running++;
+          mostRunning = Math.max(mostRunning, running);
+          if (runs.length === 1) await firstRun;
+          running--;
+          const [batch, length] = inputs.input_ids.dims;
+          return {
+            last_hidden_state: { data: new Float32Array(batch * length * 2).fill(1), dims: [batch, length, 2] },
+          };
+        },
+      },
+    } as unknown as TransformersModule;
+    const embedder = createOnnxEmbedder(
+      { model: modelDir, cacheDir: root, batchSize: 1 },
+      { resolvePackage: present, loadPackage: async () => module },
+    );
+    const indexing = embedder.embed(['a', 'b', 'c']);
+    await vi.waitFor(() => expect(runs).toEqual(['a']));
+    const query = embedder.embed(['q']);
+    await vi.waitFor(() => expect(encoded).toContain('q')); // queued behind the running batch
+    releaseFirst();
+    expect(await query).toHaveLength(1);
+    expect(await indexing).toHaveLength(3);
+    expect(runs).toEqual(['a', 'q', 'b', 'c']);
+    expect(mostRunning).toBe(1);
   });
 
   test('truncation keeps the trailing special tokens', () => {

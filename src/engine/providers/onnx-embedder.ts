@@ -113,6 +113,9 @@ export function createOnnxEmbedder(config: OnnxEmbedderConfig, dependencies: Onn
   if (source.directory !== undefined) checkModelDirectory(source.directory, modelFile);
   let dimensions = source.directory === undefined ? undefined : hiddenSize(source.directory);
 
+  // One inference at a time: memory stays at one batch, and ONNX Runtime already uses every core.
+  // A query (one text) waits for the running batch only, not for the rest of an indexing call.
+  const runs = createRunQueue();
   let loading: Promise<Loaded> | undefined;
   const load = () => {
     loading ??= loadModel(loadPackage, source, config.cacheDir, quantized).catch((error: unknown) => {
@@ -136,11 +139,8 @@ export function createOnnxEmbedder(config: OnnxEmbedderConfig, dependencies: Onn
       const vectors = new Array<Float32Array>(texts.length);
       for (let start = 0; start < order.length; start += batchSize) {
         const batch = order.slice(start, start + batchSize);
-        const pooled = await embedBatch(
-          loaded,
-          batch.map((index) => encoded[index]),
-          pooling,
-        );
+        const rows = batch.map((index) => encoded[index]);
+        const pooled = await runs.run(texts.length === 1, () => embedBatch(loaded, rows, pooling));
         batch.forEach((index, position) => {
           vectors[index] = pooled[position];
         });
@@ -157,6 +157,28 @@ interface Loaded {
   model: ModelLike;
   specialIds: Set<number>;
   padId: number;
+}
+
+/** Runs tasks one at a time, urgent ones before the others waiting. */
+function createRunQueue() {
+  const urgent: (() => void)[] = [];
+  const normal: (() => void)[] = [];
+  let busy = false;
+  const next = () => {
+    const start = urgent.shift() ?? normal.shift();
+    busy = start !== undefined;
+    start?.();
+  };
+  return {
+    run<T>(isUrgent: boolean, task: () => Promise<T>): Promise<T> {
+      return new Promise<T>((resolve, reject) => {
+        (isUrgent ? urgent : normal).push(() => {
+          task().then(resolve, reject).finally(next);
+        });
+        if (!busy) next();
+      });
+    },
+  };
 }
 
 /** A path-like value (or an existing directory) is a local model; anything else is a model id. */

@@ -1,19 +1,12 @@
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { expect, test } from 'vitest';
+import { transformersInstalled } from '../../src/engine/providers/onnx-embedder.js';
 import { useStoreTarget } from './support/lifecycle.js';
 import { runCli } from './support/searchplane-process.js';
 
 const target = useStoreTarget();
 
-const installed = (() => {
-  try {
-    createRequire(import.meta.url).resolve('@huggingface/transformers');
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const installed = transformersInstalled();
 
 // Whichever way this machine is set up, a start that cannot embed fails before it listens, with
 // one line on stderr: without the optional package it says what to install, with it (the CI step

@@ -1,5 +1,4 @@
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +8,7 @@ import {
   createOnnxEmbedder,
   TRANSFORMERS_PACKAGE,
   type TransformersModule,
+  transformersInstalled,
   truncate,
 } from '../../src/engine/providers/onnx-embedder.js';
 import { AppError } from '../../src/errors.js';
@@ -19,14 +19,7 @@ import { DIMENSIONS, embeddingRow, tokenId, writeTinyModel } from './tiny-model.
  * tests skip, with the reason in their title, only when the optional package is not installed:
  * `npm run install:onnx` installs it, and CI does so and runs `npm run test:onnx`.
  */
-const installed = (() => {
-  try {
-    createRequire(import.meta.url).resolve(TRANSFORMERS_PACKAGE);
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const installed = transformersInstalled();
 const NEEDS_PACKAGE = installed
   ? 'with @huggingface/transformers'
   : 'SKIPPED: @huggingface/transformers is not installed (npm run install:onnx)';

@@ -1,19 +1,12 @@
-import { createRequire } from 'node:module';
 import { expect, test } from 'vitest';
+import { transformersInstalled } from '../../src/engine/providers/onnx-embedder.js';
 import { api } from '../blackbox/support/http-client.js';
 import { useStoreTarget } from '../blackbox/support/lifecycle.js';
 import { startServer } from '../blackbox/support/searchplane-process.js';
 import { writeTinyModel } from './tiny-model.js';
 
 /** The built service with SEARCHPLANE_EMBEDDINGS_PROVIDER=onnx on the tiny model: upsert, index vectors, search. */
-const installed = (() => {
-  try {
-    createRequire(import.meta.url).resolve('@huggingface/transformers');
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const installed = transformersInstalled();
 
 const target = useStoreTarget();
 const auth = { email: 'onnx@example.com', apiKey: 'onnx-key-0123456789abcdef' };

@@ -76,6 +76,16 @@ const defaultDependencies: Required<OnnxEmbedderDependencies> = {
   loadPackage: async () => (await import(TRANSFORMERS_PACKAGE as string)) as TransformersModule,
 };
 
+/** Whether the optional package is installed (without loading it). */
+export function transformersInstalled(): boolean {
+  try {
+    defaultDependencies.resolvePackage();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 interface ModelSource {
   /** Id handed to `from_pretrained`, relative to `root`. */
   id: string;

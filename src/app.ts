@@ -5,13 +5,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Config } from './config.js';
 import type { SearchEngine } from './engine/contract.js';
-import {
-  createEmbeddedEngine,
-  createEmbedder,
-  createEnricher,
-  createPostgresEngine,
-  createReranker,
-} from './engine/index.js';
+import { createEngine } from './engine-setup.js';
 import { AppError } from './errors.js';
 import { consolePlugin } from './http/console/console.plugin.js';
 import { dataPlanePlugin } from './http/data-plane/data-plane.plugin.js';
@@ -86,21 +80,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   });
 
   const ownsEngine = options.engine === undefined;
-  const engineOptions = {
-    dataDir: config.dataDir,
-    embedder: createEmbedder(config.embeddings),
-    reranker: createReranker(config.rerank),
-    enricher: createEnricher({ ...config.enrichment, logger: app.log }),
-    logger: app.log,
-    maxOpenIndexes: config.maxOpenIndexes,
-  };
-  // On PostgreSQL the index data lives there too, and the files under the data dir are this
-  // node's replicas of it; embedded, they are the data.
-  const engine =
-    options.engine ??
-    (store.dialect === 'postgres'
-      ? createPostgresEngine({ ...engineOptions, db: store.db, listen: store.listen, clock })
-      : createEmbeddedEngine(engineOptions));
+  const engine = options.engine ?? createEngine(config, store, app.log, clock);
   const services = createServices({
     config,
     store,

@@ -64,4 +64,74 @@ describe('loadConfig', () => {
   test('an embeddings URL selects the openai provider', () => {
     expect(loadConfig({}, { SEARCHPLANE_EMBEDDINGS_URL: 'http://127.0.0.1:11434' }).embeddings.provider).toBe('openai');
   });
+
+  describe('onnx embeddings', () => {
+    test('defaults: 256 tokens, quantized, a cache directory under the data dir', () => {
+      const config = loadConfig(
+        { dataDir: '/srv/searchplane' },
+        { SEARCHPLANE_EMBEDDINGS_PROVIDER: 'onnx', SEARCHPLANE_EMBEDDINGS_MODEL: '/models/all-MiniLM-L6-v2' },
+      );
+      expect(config.embeddings).toMatchObject({
+        provider: 'onnx',
+        model: '/models/all-MiniLM-L6-v2',
+        cacheDir: path.resolve('/srv/searchplane/models'),
+        maxTokens: 256,
+        quantized: true,
+        pooling: 'mean',
+        batchSize: 64,
+      });
+    });
+
+    test('reads every setting', () => {
+      const config = loadConfig(
+        {},
+        {
+          SEARCHPLANE_EMBEDDINGS_PROVIDER: 'onnx',
+          SEARCHPLANE_EMBEDDINGS_MODEL: 'Xenova/bge-small-en-v1.5',
+          SEARCHPLANE_EMBEDDINGS_CACHE_DIR: 'model-cache',
+          SEARCHPLANE_EMBEDDINGS_MAX_TOKENS: '128',
+          SEARCHPLANE_EMBEDDINGS_QUANTIZED: 'false',
+          SEARCHPLANE_EMBEDDINGS_POOLING: 'cls',
+          SEARCHPLANE_EMBEDDINGS_BATCH_SIZE: '8',
+        },
+      );
+      expect(config.embeddings).toMatchObject({
+        model: 'Xenova/bge-small-en-v1.5',
+        cacheDir: path.resolve('model-cache'),
+        maxTokens: 128,
+        quantized: false,
+        pooling: 'cls',
+        batchSize: 8,
+      });
+    });
+
+    test('lists every bad onnx setting at once', () => {
+      let error: ConfigError | undefined;
+      try {
+        loadConfig(
+          {},
+          {
+            SEARCHPLANE_EMBEDDINGS_PROVIDER: 'onnx',
+            SEARCHPLANE_EMBEDDINGS_MAX_TOKENS: '4',
+            SEARCHPLANE_EMBEDDINGS_QUANTIZED: 'maybe',
+            SEARCHPLANE_EMBEDDINGS_POOLING: 'max',
+            SEARCHPLANE_EMBEDDINGS_DIMENSIONS: '384',
+            SEARCHPLANE_EMBEDDINGS_BATCH_SIZE: '0',
+          },
+        );
+      } catch (caught) {
+        error = caught as ConfigError;
+      }
+      expect(error).toBeInstanceOf(ConfigError);
+      const keys = error?.problems.map((problem) => problem.split(' ')[0]).sort();
+      expect(keys).toEqual([
+        'SEARCHPLANE_EMBEDDINGS_BATCH_SIZE',
+        'SEARCHPLANE_EMBEDDINGS_DIMENSIONS',
+        'SEARCHPLANE_EMBEDDINGS_MAX_TOKENS',
+        'SEARCHPLANE_EMBEDDINGS_MODEL',
+        'SEARCHPLANE_EMBEDDINGS_POOLING',
+        'SEARCHPLANE_EMBEDDINGS_QUANTIZED',
+      ]);
+    });
+  });
 });

@@ -7,7 +7,7 @@ import { mergePlans, type PlanName, type PlanTable } from './services/plans.js';
  * validated as a whole, and passed down. Nothing else in the code reads process.env.
  */
 export interface EmbeddingsConfig {
-  provider: 'builtin' | 'openai';
+  provider: 'builtin' | 'openai' | 'onnx';
   url?: string;
   model?: string;
   apiKey?: string;
@@ -15,6 +15,15 @@ export interface EmbeddingsConfig {
   batchSize: number;
   timeoutMs: number;
   retries: number;
+  // --- onnx provider (in-process model) ---
+  /** Where a model given by id is looked for and downloaded to; default `<data dir>/models`. */
+  cacheDir: string;
+  /** Inputs are truncated to this many tokens. */
+  maxTokens: number;
+  /** `onnx/model_quantized.onnx` rather than `onnx/model.onnx`. */
+  quantized: boolean;
+  /** How token vectors become one: `mean` (MiniLM, e5, gte) or `cls` (bge). */
+  pooling: 'mean' | 'cls';
 }
 
 export interface HttpServiceConfig {
@@ -105,6 +114,13 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     }
     return raw;
   };
+  const bool = (raw: string | undefined, name: string, fallback: boolean) => {
+    if (raw === undefined || raw === '') return fallback;
+    if (/^(true|1|yes)$/i.test(raw)) return true;
+    if (/^(false|0|no)$/i.test(raw)) return false;
+    problems.push(`${name} must be true or false (got "${raw}")`);
+    return fallback;
+  };
 
   const host = str(flags.host, 'HOST') ?? '127.0.0.1';
   const port = int(flags.port ?? env.PORT, 'PORT (--port)', 8080, 0, 65535);
@@ -136,7 +152,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
   const provider = oneOf(
     str(undefined, 'SEARCHPLANE_EMBEDDINGS_PROVIDER'),
     'SEARCHPLANE_EMBEDDINGS_PROVIDER',
-    ['builtin', 'openai'] as const,
+    ['builtin', 'openai', 'onnx'] as const,
     str(undefined, 'SEARCHPLANE_EMBEDDINGS_URL') ? 'openai' : 'builtin',
   );
   const embeddingsUrl = url(str(undefined, 'SEARCHPLANE_EMBEDDINGS_URL'), 'SEARCHPLANE_EMBEDDINGS_URL', [
@@ -147,6 +163,21 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     problems.push('SEARCHPLANE_EMBEDDINGS_URL is required when SEARCHPLANE_EMBEDDINGS_PROVIDER=openai');
   }
   const dimensionsRaw = str(undefined, 'SEARCHPLANE_EMBEDDINGS_DIMENSIONS');
+  // --- onnx provider ---
+  const embeddingsModel = str(undefined, 'SEARCHPLANE_EMBEDDINGS_MODEL');
+  if (provider === 'onnx' && embeddingsModel === undefined) {
+    problems.push(
+      'SEARCHPLANE_EMBEDDINGS_MODEL (a model directory or a model id) is required when SEARCHPLANE_EMBEDDINGS_PROVIDER=onnx',
+    );
+  }
+  if (provider === 'onnx' && dimensionsRaw !== undefined) {
+    problems.push(
+      'SEARCHPLANE_EMBEDDINGS_DIMENSIONS cannot be set with SEARCHPLANE_EMBEDDINGS_PROVIDER=onnx (the model fixes it)',
+    );
+  }
+  const embeddingsCacheDir = path.resolve(
+    str(undefined, 'SEARCHPLANE_EMBEDDINGS_CACHE_DIR') ?? path.join(dataDir, 'models'),
+  );
 
   const httpService = (prefix: string): HttpServiceConfig => ({
     url: url(str(undefined, `${prefix}_URL`), `${prefix}_URL`, ['http:', 'https:']),
@@ -181,13 +212,22 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     embeddings: {
       provider,
       url: embeddingsUrl,
-      model: str(undefined, 'SEARCHPLANE_EMBEDDINGS_MODEL'),
+      model: embeddingsModel,
       apiKey: str(undefined, 'SEARCHPLANE_EMBEDDINGS_API_KEY'),
       dimensions:
         dimensionsRaw === undefined ? undefined : int(dimensionsRaw, 'SEARCHPLANE_EMBEDDINGS_DIMENSIONS', 256, 8, 8192),
       batchSize: int(env.SEARCHPLANE_EMBEDDINGS_BATCH_SIZE, 'SEARCHPLANE_EMBEDDINGS_BATCH_SIZE', 64, 1, 4096),
       timeoutMs: int(env.SEARCHPLANE_EMBEDDINGS_TIMEOUT_MS, 'SEARCHPLANE_EMBEDDINGS_TIMEOUT_MS', 30_000, 100, 600_000),
       retries: int(env.SEARCHPLANE_EMBEDDINGS_RETRIES, 'SEARCHPLANE_EMBEDDINGS_RETRIES', 3, 0, 20),
+      cacheDir: embeddingsCacheDir,
+      maxTokens: int(env.SEARCHPLANE_EMBEDDINGS_MAX_TOKENS, 'SEARCHPLANE_EMBEDDINGS_MAX_TOKENS', 256, 8, 8192),
+      quantized: bool(env.SEARCHPLANE_EMBEDDINGS_QUANTIZED, 'SEARCHPLANE_EMBEDDINGS_QUANTIZED', true),
+      pooling: oneOf(
+        str(undefined, 'SEARCHPLANE_EMBEDDINGS_POOLING'),
+        'SEARCHPLANE_EMBEDDINGS_POOLING',
+        ['mean', 'cls'] as const,
+        'mean',
+      ),
     },
     rerank: httpService('SEARCHPLANE_RERANK'),
     enrichment: httpService('SEARCHPLANE_ENRICHMENT'),

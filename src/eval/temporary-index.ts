@@ -2,14 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Config } from '../config.js';
-import {
-  createEmbeddedEngine,
-  createEmbedder,
-  createEnricher,
-  createReranker,
-  type EngineLogger,
-  type IndexEngine,
-} from '../engine/index.js';
+import { createEmbeddedEngine, type EngineLogger, type IndexEngine } from '../engine/index.js';
+import { engineOptions } from '../engine-setup.js';
 
 /** A throw-away index in its own temp dir, built the way the server builds its engine. */
 export interface TemporaryIndex {
@@ -34,14 +28,9 @@ const SIGNAL_EXIT_CODES: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130
  */
 export async function openTemporaryIndex(config: Config, logger: EngineLogger): Promise<TemporaryIndex> {
   const dir = mkdtempSync(join(tmpdir(), 'searchplane-eval-'));
-  const embedder = createEmbedder(config.embeddings);
-  const engine = createEmbeddedEngine({
-    dataDir: dir,
-    embedder,
-    reranker: createReranker(config.rerank),
-    enricher: createEnricher({ ...config.enrichment, logger }),
-    logger,
-  });
+  const options = engineOptions(config, dir, logger);
+  const { embedder } = options;
+  const engine = createEmbeddedEngine(options);
   let interrupted = false;
   const onSignal = (signal: NodeJS.Signals) => {
     const code = SIGNAL_EXIT_CODES[signal] ?? 1;

@@ -51,7 +51,7 @@ export interface Enricher {
 }
 
 export interface EmbedderConfig {
-  provider: 'builtin' | 'openai';
+  provider: 'builtin' | 'openai' | 'onnx';
   /** builtin: vector size (default 256); openai: expected size (learned from the first response if unset). */
   dimensions?: number;
   /** openai: base URL, with or without `/v1`. */
@@ -64,6 +64,15 @@ export interface EmbedderConfig {
   timeoutMs?: number;
   /** openai: retries on network errors, 429 and 5xx (default 3). */
   retries?: number;
+  // --- onnx (see providers/onnx-embedder.ts); `model` is a local directory or a model id ---
+  /** onnx: where a model id is looked for and downloaded to. */
+  cacheDir?: string;
+  /** onnx: inputs are truncated to this many tokens (default 256). */
+  maxTokens?: number;
+  /** onnx: the 8-bit `model_quantized.onnx` (default) rather than `model.onnx`. */
+  quantized?: boolean;
+  /** onnx: `mean` over the tokens (default) or the `cls` token's vector. */
+  pooling?: 'mean' | 'cls';
 }
 
 /** Without `url` the builtin reranker is used. */

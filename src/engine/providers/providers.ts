@@ -3,11 +3,17 @@ import { createBuiltinEnricher } from './builtin-enricher.js';
 import { createBuiltinReranker } from './builtin-reranker.js';
 import { createHttpEnricher } from './http-enricher.js';
 import { createHttpReranker } from './http-reranker.js';
+import { createOnnxEmbedder } from './onnx-embedder.js';
 import { createOpenAiEmbedder } from './openai-embedder.js';
 import type { Embedder, EmbedderConfig, Enricher, EnricherConfig, Reranker, RerankerConfig } from './provider-types.js';
 
-/** The embedder for a configuration: `builtin` (offline hashing) or `openai` (HTTP). */
+/** The embedder for a configuration: `builtin` (offline hashing), `openai` (HTTP) or `onnx` (in-process model). */
 export function createEmbedder(config: EmbedderConfig): Embedder {
+  // --- onnx: an optional package, resolved here and loaded on first embed ---
+  if (config.provider === 'onnx') {
+    if (!config.model || !config.cacheDir) throw new Error('onnx embedder needs a model and a cache directory');
+    return createOnnxEmbedder({ ...config, model: config.model, cacheDir: config.cacheDir });
+  }
   return config.provider === 'openai' ? createOpenAiEmbedder(config) : createBuiltinEmbedder(config.dimensions);
 }
 

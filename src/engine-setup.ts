@@ -1,0 +1,36 @@
+import type { Config } from './config.js';
+import {
+  createEmbeddedEngine,
+  createEmbedder,
+  createEnricher,
+  createPostgresEngine,
+  createReranker,
+  type EmbeddedEngineOptions,
+  type EngineLogger,
+  type SearchEngine,
+} from './engine/index.js';
+import type { Clock } from './services/clock.js';
+import type { Store } from './store/database.js';
+
+/** The engine settings a configuration chooses (models, caps) for index files under `dataDir`. */
+export function engineOptions(config: Config, dataDir: string, logger: EngineLogger): EmbeddedEngineOptions {
+  return {
+    dataDir,
+    embedder: createEmbedder(config.embeddings),
+    reranker: createReranker(config.rerank),
+    enricher: createEnricher({ ...config.enrichment, logger }),
+    logger,
+    maxOpenIndexes: config.maxOpenIndexes,
+  };
+}
+
+/**
+ * The search engine of a server: on PostgreSQL the index data lives there too, and the files under
+ * the data dir are this node's replicas of it; embedded, they are the data.
+ */
+export function createEngine(config: Config, store: Store, logger: EngineLogger, clock: Clock): SearchEngine {
+  const options = engineOptions(config, config.dataDir, logger);
+  return store.dialect === 'postgres'
+    ? createPostgresEngine({ ...options, db: store.db, listen: store.listen, clock })
+    : createEmbeddedEngine(options);
+}

@@ -101,10 +101,15 @@ export class FullTextIndex {
     return true;
   }
 
-  /** Whether `word` (folded) is a term of the namespace once stemmed — callers pass `term` already stemmed. */
+  /** Whether `term` (a stemmed term, see analyzer.ts) occurs in a live document. */
   knows(term: string): boolean {
+    return this.documentFrequency(term) > 0;
+  }
+
+  /** Live documents holding `term` (a stemmed term). */
+  documentFrequency(term: string): number {
     const id = this.termIds.get(term);
-    return id !== undefined && this.lists[id].df > 0;
+    return id === undefined ? 0 : this.lists[id].df;
   }
 
   /** Known words (surface forms) possibly within `maxDistance` edits of `word`, to be verified by the caller. */

@@ -11,6 +11,7 @@ import { dataPlanePlugin } from './http/data-plane/data-plane.plugin.js';
 import { DATA_PLANE_PREFIX, dataDomainRewriter } from './http/data-plane/host-routing.js';
 import { createErrorHandler, renderManagementError } from './http/error-handler.js';
 import { managementPlugin } from './http/management/management.plugin.js';
+import { echoRequestId, requestIdOf } from './http/request-id.js';
 import { ErrorSchema } from './http/schemas/common.schemas.js';
 import { MANAGEMENT_SHARED_SCHEMAS } from './http/schemas/management.schemas.js';
 import { type Clock, systemClock } from './services/clock.js';
@@ -62,12 +63,17 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
             ...(options.logger?.stream ? { stream: options.logger.stream } : {}),
           },
     bodyLimit: config.bodyLimitBytes,
+    // x-request-id: the client's when sane, else a UUID; Fastify puts it in every log line of
+    // the request as `reqId`.
+    requestIdHeader: false,
+    genReqId: requestIdOf,
     return503OnClosing: true,
     // Namespace names and ids travel in path segments; the default 100 would answer 414.
     routerOptions: { maxParamLength: 2048 },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
     ...(config.dataDomain ? { rewriteUrl: dataDomainRewriter(config.dataDomain) } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  echoRequestId(app);
 
   // JSON is the only body format; an empty body with a JSON content type means "no body"
   // (clients send the header on every call, including body-less POSTs).

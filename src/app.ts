@@ -11,9 +11,11 @@ import { dataPlanePlugin } from './http/data-plane/data-plane.plugin.js';
 import { DATA_PLANE_PREFIX, dataDomainRewriter } from './http/data-plane/host-routing.js';
 import { createErrorHandler, renderManagementError } from './http/error-handler.js';
 import { managementPlugin } from './http/management/management.plugin.js';
+import metricsPlugin from './http/metrics.plugin.js';
 import { echoRequestId, requestIdOf } from './http/request-id.js';
 import { ErrorSchema } from './http/schemas/common.schemas.js';
 import { MANAGEMENT_SHARED_SCHEMAS } from './http/schemas/management.schemas.js';
+import { createAppMetrics } from './metrics/metrics.js';
 import { type Clock, systemClock } from './services/clock.js';
 import { createDataPlane, EngineIndexData, removeOrphanedIndexData } from './services/data-plane/index.js';
 import { createServices, type Services } from './services/index.js';
@@ -118,6 +120,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
         securitySchemes: {
           basicAuth: { type: 'http', scheme: 'basic', description: 'Account email and API key' },
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'Index token or read-only token' },
+          metricsToken: { type: 'http', scheme: 'bearer', description: 'SEARCHPLANE_METRICS_TOKEN, when set' },
         },
       },
       security: [{ basicAuth: [] }],
@@ -130,6 +133,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
+  // Before every other route, so its hook counts them all (and after swagger, which documents it).
+  await app.register(metricsPlugin, { metrics: createAppMetrics({ store, engine }), token: config.metricsToken });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
   app.setErrorHandler(createErrorHandler(renderManagementError));

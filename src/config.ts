@@ -48,6 +48,8 @@ export interface Config {
   embeddings: EmbeddingsConfig;
   rerank: HttpServiceConfig;
   enrichment: HttpServiceConfig;
+  /** Bearer token `GET /metrics` requires; unset = open. */
+  metricsToken?: string;
 }
 
 /** Flags as commander hands them over (camelCase, strings). */
@@ -188,6 +190,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     },
     rerank: httpService('SEARCHPLANE_RERANK'),
     enrichment: httpService('SEARCHPLANE_ENRICHMENT'),
+    metricsToken: str(undefined, 'SEARCHPLANE_METRICS_TOKEN'),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -19,7 +19,17 @@ export interface Store {
    * when the store cannot tell cheaply (PostgreSQL, where other nodes write), so nothing is cached.
    */
   changeToken(): string | undefined;
+  /** Connection counts of the PostgreSQL pool, for metrics; absent on SQLite (no pool). */
+  poolStats?(): PoolStats;
   close(): Promise<void>;
+}
+
+export interface PoolStats {
+  /** Open connections, idle or in use. */
+  total: number;
+  idle: number;
+  /** Queries waiting for a free connection. */
+  waiting: number;
 }
 
 export interface OpenStoreOptions {
@@ -62,7 +72,13 @@ function openPostgres(connectionString: string, max: number): Store {
     } as pg.CustomTypesConfig,
   });
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', changeToken: () => undefined, close: () => db.destroy() };
+  return {
+    db,
+    dialect: 'postgres',
+    changeToken: () => undefined,
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    close: () => db.destroy(),
+  };
 }
 
 /** Runs pending migrations; a second run is a no-op. Throws with the failing migration's name. */

@@ -1,0 +1,173 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { PoolStats } from '../store/database.js';
+
+/**
+ * Prometheus metrics. Two registries are merged at scrape time:
+ * - one per app instance ({@link createAppMetrics}): HTTP requests, data-plane operations, the
+ *   PostgreSQL pool and the engine's gauges, so every app built in one process (tests build many)
+ *   counts only its own traffic;
+ * - one per process: Node's default metrics and the engine latency histograms
+ *   ({@link embedSeconds}, {@link searchSeconds}), which code without access to an app (the
+ *   engine) observes directly.
+ */
+
+/** What an engine reports about this node; the engine implements it when it can (duck-typed). */
+export interface EngineStats {
+  /** Indexes whose files are open in this process. */
+  openIndexes: number;
+  /** Documents in the open indexes. */
+  documents: number;
+  /** Documents stored but not yet in the vector index. */
+  pendingVectors: number;
+}
+
+export interface EngineStatsSource {
+  stats(): EngineStats | Promise<EngineStats>;
+}
+
+/** Where the pool gauges read from: the store (only PostgreSQL has a pool). */
+export interface PoolStatsSource {
+  poolStats?(): PoolStats;
+}
+
+/** True when `value` can report engine stats (engines that predate the interface cannot). */
+export function isEngineStatsSource(value: unknown): value is EngineStatsSource {
+  return typeof (value as Partial<EngineStatsSource> | undefined)?.stats === 'function';
+}
+
+const processRegistry = new Registry();
+let defaultMetricsStarted = false;
+
+/**
+ * Time to embed one batch of texts, in seconds. Process-wide: the engine observes it around each
+ * embedder call (remote APIs can take seconds, hence the long tail of buckets).
+ */
+export const embedSeconds = new Histogram({
+  name: 'searchplane_embed_duration_seconds',
+  help: 'Time to embed one batch of texts',
+  buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  registers: [processRegistry],
+});
+
+/**
+ * Time to answer one search, in seconds. Observed for every successful data-plane search
+ * request (route level); the engine may observe its own part later.
+ */
+export const searchSeconds = new Histogram({
+  name: 'searchplane_search_duration_seconds',
+  help: 'Time to answer one successful data-plane search request',
+  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  registers: [processRegistry],
+});
+
+/** Outcome label of a data-plane operation, from its HTTP status. */
+export type DataPlaneOutcome =
+  | 'success'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'rate_limited'
+  | 'client_error'
+  | 'server_error';
+
+export function dataPlaneOutcome(status: number): DataPlaneOutcome {
+  if (status < 400) return 'success';
+  if (status === 401) return 'unauthorized';
+  if (status === 403) return 'forbidden';
+  if (status === 429) return 'rate_limited';
+  return status < 500 ? 'client_error' : 'server_error';
+}
+
+export interface AppMetrics {
+  readonly registry: Registry;
+  readonly httpRequests: Counter<'method' | 'route' | 'status_code'>;
+  readonly httpSeconds: Histogram<'method' | 'route' | 'status_code'>;
+  readonly dataPlaneOperations: Counter<'operation' | 'outcome'>;
+  /** The exposition text of this app's metrics and the process-wide ones. */
+  scrape(): Promise<string>;
+  readonly contentType: string;
+}
+
+export interface AppMetricsOptions {
+  /** The store; its pool gauges exist when it has a pool (PostgreSQL). */
+  store?: PoolStatsSource;
+  /** The engine; its gauges exist when it implements {@link EngineStatsSource}. */
+  engine?: unknown;
+}
+
+/** The metrics of one app instance, in a registry of its own. */
+export function createAppMetrics(options: AppMetricsOptions = {}): AppMetrics {
+  if (!defaultMetricsStarted) {
+    defaultMetricsStarted = true;
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  const registry = new Registry();
+  const registers = [registry];
+  const httpRequests = new Counter({
+    name: 'searchplane_http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status code',
+    labelNames: ['method', 'route', 'status_code'] as const,
+    registers,
+  });
+  const httpSeconds = new Histogram({
+    name: 'searchplane_http_request_duration_seconds',
+    help: 'Time to answer an HTTP request, by method, route pattern and status code',
+    labelNames: ['method', 'route', 'status_code'] as const,
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers,
+  });
+  const dataPlaneOperations = new Counter({
+    name: 'searchplane_data_plane_operations_total',
+    help: 'Data-plane operations (upsert-data, search, fetch, ...) by outcome',
+    labelNames: ['operation', 'outcome'] as const,
+    registers,
+  });
+
+  const { store, engine } = options;
+  if (store?.poolStats) registerPoolGauges(registry, () => store.poolStats!());
+  if (isEngineStatsSource(engine)) registerEngineGauges(registry, engine);
+
+  return {
+    registry,
+    httpRequests,
+    httpSeconds,
+    dataPlaneOperations,
+    contentType: registry.contentType,
+    scrape: () => Registry.merge([registry, processRegistry]).metrics(),
+  };
+}
+
+function registerPoolGauges(registry: Registry, stats: () => PoolStats): void {
+  const gauges: [keyof PoolStats, string, string][] = [
+    ['total', 'searchplane_pg_pool_connections', 'Open PostgreSQL connections in the pool'],
+    ['idle', 'searchplane_pg_pool_idle_connections', 'Idle PostgreSQL connections in the pool'],
+    ['waiting', 'searchplane_pg_pool_waiting_clients', 'Queries waiting for a PostgreSQL connection'],
+  ];
+  for (const [field, name, help] of gauges) {
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.set(stats()[field]);
+      },
+    });
+  }
+}
+
+function registerEngineGauges(registry: Registry, source: EngineStatsSource): void {
+  const gauges: [keyof EngineStats, string, string][] = [
+    ['openIndexes', 'searchplane_engine_open_indexes', 'Indexes open in this process'],
+    ['documents', 'searchplane_engine_documents', 'Documents in the indexes open in this process'],
+    ['pendingVectors', 'searchplane_engine_pending_vectors', 'Documents not yet in the vector index on this node'],
+  ];
+  for (const [field, name, help] of gauges) {
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      async collect() {
+        this.set((await source.stats())[field]);
+      },
+    });
+  }
+}

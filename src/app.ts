@@ -166,6 +166,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(dataPlanePlugin, {
     prefix: DATA_PLANE_PREFIX,
     dataPlane: createDataPlane({ engine, indexes: services.indexes, usage: services.usage, clock }),
+    corsOrigins: config.corsOrigins,
   });
 
   app.addHook('onReady', async () => {

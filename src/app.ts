@@ -12,6 +12,7 @@ import { DATA_PLANE_PREFIX, dataDomainRewriter } from './http/data-plane/host-ro
 import { createErrorHandler, renderManagementError } from './http/error-handler.js';
 import { managementPlugin } from './http/management/management.plugin.js';
 import metricsPlugin from './http/metrics.plugin.js';
+import { withServers } from './http/openapi-servers.js';
 import { echoRequestId, requestIdOf } from './http/request-id.js';
 import { ErrorSchema } from './http/schemas/common.schemas.js';
 import { MANAGEMENT_SHARED_SCHEMAS } from './http/schemas/management.schemas.js';
@@ -115,6 +116,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
         title: 'searchplane',
         version: '0.1.0',
         description: 'Management API for hosted search indexes, and the per-index search data plane.',
+        license: { name: 'MIT', identifier: 'MIT' },
       },
       components: {
         securitySchemes: {
@@ -135,7 +137,10 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   });
   // Before every other route, so its hook counts them all (and after swagger, which documents it).
   await app.register(metricsPlugin, { metrics: createAppMetrics({ store, engine }), token: config.metricsToken });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    transformSpecification: (document, request) => withServers(document, request, config.publicUrl),
+  });
 
   app.setErrorHandler(createErrorHandler(renderManagementError));
   app.setNotFoundHandler((request) => {
@@ -147,14 +152,17 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     {
       schema: {
         tags: ['system'],
+        operationId: 'getHealth',
         summary: 'Liveness: the store is open and migrated',
         security: [],
-        response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+        response: { 200: Type.Object({ status: Type.Literal('ok') }), 500: Type.Ref('ManagementError') },
       },
     },
     async () => ({ status: 'ok' as const }),
   );
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/openapi.json', { schema: { hide: true } }, async (request) =>
+    withServers(app.swagger(), request, config.publicUrl),
+  );
 
   await app.register(managementPlugin, {
     prefix: '/v2',

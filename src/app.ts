@@ -33,6 +33,11 @@ export interface BuildAppOptions {
    * config (under `config.dataDir`) and closed with the app; a given engine is the caller's to close.
    */
   engine?: SearchEngine;
+  /**
+   * While this returns false (start-up not finished), every request is answered 503 with
+   * Retry-After; the server listens before it bootstraps accounts (see startServer).
+   */
+  acceptingRequests?: () => boolean;
 }
 
 declare module 'fastify' {
@@ -77,6 +82,16 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     ...(config.dataDomain ? { rewriteUrl: dataDomainRewriter(config.dataDomain) } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>();
   echoRequestId(app);
+  const { acceptingRequests } = options;
+  if (acceptingRequests) {
+    app.addHook('onRequest', async () => {
+      if (!acceptingRequests()) {
+        throw new AppError('service_unavailable', 'searchplane is starting; try again in a moment', {
+          headers: { 'retry-after': '1' },
+        });
+      }
+    });
+  }
 
   // JSON is the only body format; an empty body with a JSON content type means "no body"
   // (clients send the header on every call, including body-less POSTs).

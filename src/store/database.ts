@@ -81,6 +81,18 @@ function openPostgres(connectionString: string, max: number): Store {
   };
 }
 
+/**
+ * Where the store keeps its data, for the start-up log: the SQLite file, or the PostgreSQL
+ * user, host, port and database (never the password or other URL parameters).
+ */
+export function describeStore(store: Pick<Store, 'dialect' | 'file'>, databaseUrl?: string): string {
+  if (store.dialect === 'sqlite') return `SQLite file ${store.file}`;
+  if (!databaseUrl) return 'PostgreSQL';
+  const url = new URL(databaseUrl);
+  const user = url.username ? `${decodeURIComponent(url.username)}@` : '';
+  return `PostgreSQL ${user}${url.hostname}:${url.port || '5432'}${decodeURIComponent(url.pathname)}`;
+}
+
 /** Runs pending migrations; a second run is a no-op. Throws with the failing migration's name. */
 export async function migrateToLatest(store: Store): Promise<string[]> {
   // Kysely looks for its bookkeeping tables in every schema; pin them to the schema this

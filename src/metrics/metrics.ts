@@ -123,8 +123,8 @@ export function createAppMetrics(options: AppMetricsOptions = {}): AppMetrics {
   });
 
   const { store, engine } = options;
-  if (store?.poolStats) registerPoolGauges(registry, () => store.poolStats!());
-  if (isEngineStatsSource(engine)) registerEngineGauges(registry, engine);
+  if (store?.poolStats) registerGauges(registry, POOL_GAUGES, () => store.poolStats!());
+  if (isEngineStatsSource(engine)) registerGauges(registry, ENGINE_GAUGES, () => engine.stats());
 
   return {
     registry,
@@ -136,37 +136,30 @@ export function createAppMetrics(options: AppMetricsOptions = {}): AppMetrics {
   };
 }
 
-function registerPoolGauges(registry: Registry, stats: () => PoolStats): void {
-  const gauges: [keyof PoolStats, string, string][] = [
-    ['total', 'searchplane_pg_pool_connections', 'Open PostgreSQL connections in the pool'],
-    ['idle', 'searchplane_pg_pool_idle_connections', 'Idle PostgreSQL connections in the pool'],
-    ['waiting', 'searchplane_pg_pool_waiting_clients', 'Queries waiting for a PostgreSQL connection'],
-  ];
-  for (const [field, name, help] of gauges) {
-    new Gauge({
-      name,
-      help,
-      registers: [registry],
-      collect() {
-        this.set(stats()[field]);
-      },
-    });
-  }
-}
+/** [field of the stats, gauge name, help] */
+type GaugeSpec<T> = [keyof T & string, string, string][];
 
-function registerEngineGauges(registry: Registry, source: EngineStatsSource): void {
-  const gauges: [keyof EngineStats, string, string][] = [
-    ['openIndexes', 'searchplane_engine_open_indexes', 'Indexes open in this process'],
-    ['documents', 'searchplane_engine_documents', 'Documents in the indexes open in this process'],
-    ['pendingVectors', 'searchplane_engine_pending_vectors', 'Documents not yet in the vector index on this node'],
-  ];
-  for (const [field, name, help] of gauges) {
+const POOL_GAUGES: GaugeSpec<PoolStats> = [
+  ['total', 'searchplane_pg_pool_connections', 'Open PostgreSQL connections in the pool'],
+  ['idle', 'searchplane_pg_pool_idle_connections', 'Idle PostgreSQL connections in the pool'],
+  ['waiting', 'searchplane_pg_pool_waiting_clients', 'Queries waiting for a PostgreSQL connection'],
+];
+
+const ENGINE_GAUGES: GaugeSpec<EngineStats> = [
+  ['openIndexes', 'searchplane_engine_open_indexes', 'Indexes open in this process'],
+  ['documents', 'searchplane_engine_documents', 'Documents in the indexes open in this process'],
+  ['pendingVectors', 'searchplane_engine_pending_vectors', 'Documents not yet in the vector index on this node'],
+];
+
+/** Gauges that read one field each of `read()` at every scrape. */
+function registerGauges<T extends object>(registry: Registry, specs: GaugeSpec<T>, read: () => T | Promise<T>): void {
+  for (const [field, name, help] of specs) {
     new Gauge({
       name,
       help,
       registers: [registry],
       async collect() {
-        this.set((await source.stats())[field]);
+        this.set(Number((await read())[field]));
       },
     });
   }

@@ -36,7 +36,7 @@ test('a port in use stops the start with one line, before any account or key exi
     released = true;
     // The first-start key was not burned: the next start creates and prints it, and it works.
     const server = await startServer(target.args, { LOG_LEVEL: 'info' });
-    const [, email, apiKey] = server.stdout.match(/email:\s+(\S+)\n\s+api key:\s+(\S+)/) ?? [];
+    const [, email, apiKey] = await server.waitForOutput(/email:\s+(\S+)\n\s+api key:\s+(\S+)/);
     expect(email).toBe('admin@localhost');
     expect((await api(server.url, 'GET', '/v2/search', { auth: { email, apiKey } })).status).toBe(200);
   } finally {

@@ -12,8 +12,12 @@ import { dataPlanePlugin } from './http/data-plane/data-plane.plugin.js';
 import { DATA_PLANE_PREFIX, dataDomainRewriter } from './http/data-plane/host-routing.js';
 import { createErrorHandler, renderManagementError } from './http/error-handler.js';
 import { managementPlugin } from './http/management/management.plugin.js';
+import metricsPlugin from './http/metrics.plugin.js';
+import { withServers } from './http/openapi-servers.js';
+import { echoRequestId, requestIdOf } from './http/request-id.js';
 import { ErrorSchema } from './http/schemas/common.schemas.js';
 import { MANAGEMENT_SHARED_SCHEMAS } from './http/schemas/management.schemas.js';
+import { createAppMetrics } from './metrics/metrics.js';
 import { type Clock, systemClock } from './services/clock.js';
 import { createDataPlane, EngineIndexData, removeOrphanedIndexData } from './services/data-plane/index.js';
 import { createServices, type Services } from './services/index.js';
@@ -30,6 +34,11 @@ export interface BuildAppOptions {
    * config (under `config.dataDir`) and closed with the app; a given engine is the caller's to close.
    */
   engine?: SearchEngine;
+  /**
+   * While this returns false (start-up not finished), every request is answered 503 with
+   * Retry-After; the server listens before it bootstraps accounts (see startServer).
+   */
+  acceptingRequests?: () => boolean;
 }
 
 declare module 'fastify' {
@@ -63,12 +72,27 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
             ...(options.logger?.stream ? { stream: options.logger.stream } : {}),
           },
     bodyLimit: config.bodyLimitBytes,
+    // x-request-id: the client's when sane, else a UUID; Fastify puts it in every log line of
+    // the request as `reqId`.
+    requestIdHeader: false,
+    genReqId: requestIdOf,
     return503OnClosing: true,
     // Namespace names and ids travel in path segments; the default 100 would answer 414.
     routerOptions: { maxParamLength: 2048 },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
     ...(config.dataDomain ? { rewriteUrl: dataDomainRewriter(config.dataDomain) } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  echoRequestId(app);
+  const { acceptingRequests } = options;
+  if (acceptingRequests) {
+    app.addHook('onRequest', async () => {
+      if (!acceptingRequests()) {
+        throw new AppError('service_unavailable', 'searchplane is starting; try again in a moment', {
+          headers: { 'retry-after': '1' },
+        });
+      }
+    });
+  }
 
   // JSON is the only body format; an empty body with a JSON content type means "no body"
   // (clients send the header on every call, including body-less POSTs).
@@ -100,11 +124,13 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
         title: 'searchplane',
         version: '0.1.0',
         description: 'Management API for hosted search indexes, and the per-index search data plane.',
+        license: { name: 'MIT', identifier: 'MIT' },
       },
       components: {
         securitySchemes: {
           basicAuth: { type: 'http', scheme: 'basic', description: 'Account email and API key' },
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'Index token or read-only token' },
+          metricsToken: { type: 'http', scheme: 'bearer', description: 'SEARCHPLANE_METRICS_TOKEN, when set' },
         },
       },
       security: [{ basicAuth: [] }],
@@ -117,7 +143,12 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  // Before every other route, so its hook counts them all (and after swagger, which documents it).
+  await app.register(metricsPlugin, { metrics: createAppMetrics({ store, engine }), token: config.metricsToken });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    transformSpecification: (document, request) => withServers(document, request, config.publicUrl),
+  });
 
   app.setErrorHandler(createErrorHandler(renderManagementError));
   app.setNotFoundHandler((request) => {
@@ -129,14 +160,17 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     {
       schema: {
         tags: ['system'],
+        operationId: 'getHealth',
         summary: 'Liveness: the store is open and migrated',
         security: [],
-        response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+        response: { 200: Type.Object({ status: Type.Literal('ok') }), 500: Type.Ref('ManagementError') },
       },
     },
     async () => ({ status: 'ok' as const }),
   );
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/openapi.json', { schema: { hide: true } }, async (request) =>
+    withServers(app.swagger(), request, config.publicUrl),
+  );
 
   await app.register(managementPlugin, {
     prefix: '/v2',
@@ -154,6 +188,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       clock,
       shared: store.dialect === 'postgres' ? store.db : undefined,
     }),
+    corsOrigins: config.corsOrigins,
   });
 
   // The web console (`/` redirects to `/console`): static files calling the two APIs above.

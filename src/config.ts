@@ -59,6 +59,10 @@ export interface Config {
   embeddings: EmbeddingsConfig;
   rerank: HttpServiceConfig;
   enrichment: HttpServiceConfig;
+  /** Bearer token `GET /metrics` requires; unset = open. */
+  metricsToken?: string;
+  /** Browser origins allowed to call the data plane (CORS); `['*']` = any, `[]` = no CORS headers. */
+  corsOrigins: string[];
 }
 
 /** Flags as commander hands them over (camelCase, strings). */
@@ -231,9 +235,37 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     },
     rerank: httpService('SEARCHPLANE_RERANK'),
     enrichment: httpService('SEARCHPLANE_ENRICHMENT'),
+    metricsToken: str(undefined, 'SEARCHPLANE_METRICS_TOKEN'),
+    corsOrigins: corsOrigins(str(undefined, 'SEARCHPLANE_CORS_ORIGINS'), problems),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/**
+ * `SEARCHPLANE_CORS_ORIGINS`: `*`, or comma-separated origins (`scheme://host[:port]`, no path),
+ * normalized as browsers send them in `Origin` (lower-case host, no default port).
+ */
+function corsOrigins(raw: string | undefined, problems: string[]): string[] {
+  const entries = (raw ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  if (entries.includes('*')) {
+    if (entries.length > 1) problems.push('SEARCHPLANE_CORS_ORIGINS: "*" cannot be combined with origins');
+    return ['*'];
+  }
+  return entries.map((entry) => {
+    try {
+      const url = new URL(entry);
+      const bare = url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password;
+      if ((url.protocol === 'http:' || url.protocol === 'https:') && bare) return url.origin;
+    } catch {
+      // not a URL: reported below
+    }
+    problems.push(`SEARCHPLANE_CORS_ORIGINS: "${entry}" is not an origin like https://app.example.com`);
+    return entry;
+  });
 }
 
 export type { PlanName };

@@ -9,6 +9,7 @@ import {
   type EngineLogger,
   type SearchEngine,
 } from './engine/index.js';
+import { embedSeconds } from './metrics/metrics.js';
 import type { Clock } from './services/clock.js';
 import type { Store } from './store/database.js';
 
@@ -21,6 +22,7 @@ export function engineOptions(config: Config, dataDir: string, logger: EngineLog
     enricher: createEnricher({ ...config.enrichment, logger }),
     logger,
     maxOpenIndexes: config.maxOpenIndexes,
+    onEmbed: (seconds) => embedSeconds.observe(seconds),
   };
 }
 

@@ -4,7 +4,7 @@ import { type BuildAppOptions, buildApp } from './app.js';
 import type { Config } from './config.js';
 import { AppError } from './errors.js';
 import type { AccountCredentials, AccountService } from './services/account.service.js';
-import { migrateToLatest, openStore } from './store/database.js';
+import { describeStore, migrateToLatest, openStore } from './store/database.js';
 
 /** The account created on a first start without `SEARCHPLANE_ADMIN_*`. */
 export const DEFAULT_ADMIN_EMAIL = 'admin@localhost';
@@ -31,24 +31,31 @@ export interface RunningServer {
 }
 
 /**
- * Starts the service: opens the store, migrates it, bootstraps the admin account, builds the
- * app and listens on `config.host:config.port`. Prints `searchplane listening on <url>` once
- * listening. Everything opened so far is closed again when a step fails.
+ * Starts the service: opens the store, migrates it, builds the app, listens on
+ * `config.host:config.port`, then bootstraps the admin account. Listening comes before the
+ * bootstrap so that a busy port stops the start before any credential is created or printed
+ * (a first-start key must not be burned); requests that arrive in between get 503. Prints
+ * `searchplane listening on <url>` once ready. Everything opened so far is closed again when a
+ * step fails.
  */
 export async function startServer(config: Config, options: StartServerOptions = {}): Promise<RunningServer> {
   const print = options.print ?? ((text: string) => process.stdout.write(text));
   const store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   let app: FastifyInstance | undefined;
   let firstAccount: AccountCredentials | undefined;
+  let bootstrapped = false;
   try {
     await migrateToLatest(store);
-    app = await buildApp({ config, store, logger: options.logger });
+    app = await buildApp({ config, store, logger: options.logger, acceptingRequests: () => bootstrapped });
+    app.log.info(
+      { dataDir: config.dataDir, store: describeStore(store, config.databaseUrl) },
+      'data directory and store',
+    );
+    await listen(app, config);
     firstAccount = await bootstrapAccounts(app.services.accounts, config, app.log);
-    await app.listen({ host: config.host, port: config.port });
+    bootstrapped = true;
   } catch (error) {
-    // The key of a just-created account exists nowhere else: show it even though start failed.
-    if (firstAccount)
-      print(credentialsBanner(firstAccount, config.publicUrl ?? `http://${config.host}:${config.port}`));
+    // Nothing fails after the bootstrap, so no created key is lost here.
     if (app) await app.close().catch(() => {});
     await store.close().catch(() => {});
     throw error;
@@ -121,6 +128,25 @@ function credentialsBanner({ email, api_key }: AccountCredentials, baseUrl: stri
     '',
     '',
   ].join('\n');
+}
+
+/** Friendlier words for the errors a listen commonly fails with. */
+const LISTEN_ERRORS: Record<string, string> = {
+  EADDRINUSE: 'address already in use',
+  EACCES: 'permission denied',
+  EADDRNOTAVAIL: 'address not available on this machine',
+};
+
+/** Listens, turning a failure into one line: `cannot listen on 127.0.0.1:8080: address already in use`. */
+async function listen(app: FastifyInstance, config: Pick<Config, 'host' | 'port'>): Promise<void> {
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+    const reason = (code && LISTEN_ERRORS[code]) ?? message;
+    throw new Error(`cannot listen on ${host}:${config.port}: ${reason}`, { cause: error });
+  }
 }
 
 function listeningUrl(address: AddressInfo): string {

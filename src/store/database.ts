@@ -22,7 +22,17 @@ export interface Store {
   changeToken(): string | undefined;
   /** PostgreSQL only: LISTEN on a channel (with reconnection) for notifications from other nodes. */
   listen?(channel: string, onMessage: (payload: string) => void, onReconnect: () => void): Promise<() => Promise<void>>;
+  /** Connection counts of the PostgreSQL pool, for metrics; absent on SQLite (no pool). */
+  poolStats?(): PoolStats;
   close(): Promise<void>;
+}
+
+export interface PoolStats {
+  /** Open connections, idle or in use. */
+  total: number;
+  idle: number;
+  /** Queries waiting for a free connection. */
+  waiting: number;
 }
 
 export interface OpenStoreOptions {
@@ -70,8 +80,21 @@ function openPostgres(connectionString: string, max: number): Store {
     dialect: 'postgres',
     changeToken: () => undefined,
     listen: (channel, onMessage, onReconnect) => listenForever(connectionString, channel, onMessage, onReconnect),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => db.destroy(),
   };
+}
+
+/**
+ * Where the store keeps its data, for the start-up log: the SQLite file, or the PostgreSQL
+ * user, host, port and database (never the password or other URL parameters).
+ */
+export function describeStore(store: Pick<Store, 'dialect' | 'file'>, databaseUrl?: string): string {
+  if (store.dialect === 'sqlite') return `SQLite file ${store.file}`;
+  if (!databaseUrl) return 'PostgreSQL';
+  const url = new URL(databaseUrl);
+  const user = url.username ? `${decodeURIComponent(url.username)}@` : '';
+  return `PostgreSQL ${user}${url.hostname}:${url.port || '5432'}${decodeURIComponent(url.pathname)}`;
 }
 
 /** Runs pending migrations; a second run is a no-op. Throws with the failing migration's name. */

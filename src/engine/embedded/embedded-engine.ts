@@ -21,6 +21,8 @@ export interface EmbeddedEngineOptions {
   logger?: EngineLogger;
   /** Indexes kept open while idle (default 64); more close least recently used first. */
   maxOpenIndexes?: number;
+  /** Hears how long each embedder call took (metrics). */
+  onEmbed?: (seconds: number, texts: number) => void;
   /**
    * HNSW graph parameters. Defaults m 24, efConstruction 150, efSearch 1024: recall@10 ≈ 0.97 at
    * 100k documents of bench/data-plane.bench.js (builtin embedder; efSearch 512 gave 0.94, 768
@@ -72,6 +74,7 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): EmbeddedEn
     },
     indexingBatchSize: options.indexingBatchSize ?? 64,
     persistIntervalMs: options.persistIntervalMs ?? 30_000,
+    onEmbed: options.onEmbed,
   };
   const folder = (indexId: string) => indexFolder(options.dataDir, indexId);
   const indexes = new OpenIndexes<EmbeddedIndex>(

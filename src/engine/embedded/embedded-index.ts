@@ -48,6 +48,7 @@ export interface IndexSettings {
   hnswWorker: HnswWorker;
   indexingBatchSize: number;
   persistIntervalMs: number;
+  onEmbed?: (seconds: number, texts: number) => void;
 }
 
 /**
@@ -76,7 +77,7 @@ export class EmbeddedIndex implements IndexEngine {
     const dir = folder;
     this.store = new DocumentStore(databaseFile(dir));
     try {
-      this.embedder = new IndexEmbedder(settings.embedder, this.store, basename(dir));
+      this.embedder = new IndexEmbedder(settings.embedder, this.store, basename(dir), settings.onEmbed);
     } catch (error) {
       this.store.close();
       throw error;

@@ -15,6 +15,7 @@ export class IndexEmbedder {
     private readonly embedder: Embedder,
     private readonly store: DocumentStore,
     private readonly indexName: string,
+    private readonly onEmbed?: (seconds: number, texts: number) => void,
   ) {
     const storedName = store.getMeta('embedder');
     const storedDimensions = Number(store.getMeta('dimensions')) || undefined;
@@ -40,7 +41,9 @@ export class IndexEmbedder {
 
   /** Embeds and L2-normalizes; the first vectors ever embedded fix the index's dimensions. */
   async embed(texts: string[]): Promise<Float32Array[]> {
+    const started = performance.now();
     const embeddings = await this.embedder.embed(texts);
+    this.onEmbed?.((performance.now() - started) / 1000, texts.length);
     const expected = this.dimensions ?? embeddings[0]?.length;
     if (embeddings.length !== texts.length || embeddings.some((vector) => vector.length !== expected)) {
       throw this.mismatch(`produced embeddings of ${embeddings[0]?.length} dimensions`);

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { type TSchema, Type } from 'typebox';
 import { AppError } from '../../errors.js';
 import type { DataPlaneCaller } from '../../services/data-plane/index.js';
-import { DataPlaneParams } from '../schemas/data-plane.schemas.js';
+import { EndpointParams, NamespaceParams } from '../schemas/data-plane.schemas.js';
 
 /** The authenticated caller; only called by routes behind the token check. */
 export function callerOf(request: FastifyRequest): DataPlaneCaller {
@@ -24,16 +24,30 @@ export function envelope<T>(result: T): { result: T } {
   return { result };
 }
 
-/** The two URLs of a route that takes a namespace: `/{route}` (default namespace) and `/{route}/{namespace}`. */
-export function namespacedUrls(route: string): [string, string] {
-  return [`/${route}`, `/${route}/:namespace`];
+/** One registration of a data-plane route: its URL, its path parameters and its OpenAPI operationId. */
+export interface DataPlaneUrl {
+  url: string;
+  params: typeof EndpointParams | typeof NamespaceParams;
+  operationId: string;
+}
+
+/**
+ * The two URLs of a route that takes a namespace: `/{route}` (default namespace) and
+ * `/{route}/{namespace}`, each documented with exactly its own path parameters.
+ */
+export function namespacedUrls(route: string, operationIds: [string, string]): [DataPlaneUrl, DataPlaneUrl] {
+  return [
+    { url: `/${route}`, params: EndpointParams, operationId: operationIds[0] },
+    { url: `/${route}/:namespace`, params: NamespaceParams, operationId: operationIds[1] },
+  ];
 }
 
 const ErrorRef = Type.Ref('DataPlaneError');
 
 /**
- * Route schema boilerplate: OpenAPI tag and bearer security, the endpoint/namespace params and the
- * error envelope for the statuses every data-plane route can answer (auth, quotas, limits).
+ * Route schema boilerplate: OpenAPI tag and bearer security, the endpoint param (unless `schema`
+ * gives params) and the error envelope for the statuses every data-plane route can answer
+ * (auth, quotas, limits).
  */
 export function dataPlaneSchema<S extends object>(summary: string, schema: S) {
   const errors: Record<number, TSchema> = {};
@@ -42,7 +56,7 @@ export function dataPlaneSchema<S extends object>(summary: string, schema: S) {
     tags: ['data-plane'],
     summary,
     security: [{ bearerAuth: [] }],
-    params: DataPlaneParams,
+    params: EndpointParams,
     ...schema,
     response: { ...errors, ...((schema as { response?: object }).response ?? {}) },
   };

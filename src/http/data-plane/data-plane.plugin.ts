@@ -3,6 +3,7 @@ import { AppError } from '../../errors.js';
 import type { DataPlane, DataPlaneCaller, DataPlaneRoute } from '../../services/data-plane/index.js';
 import { createErrorHandler, toAppError } from '../error-handler.js';
 import { DataPlaneErrorSchema } from '../schemas/data-plane.schemas.js';
+import { registerDataPlaneCors } from './data-plane-cors.js';
 import { renderDataPlaneError } from './data-plane-error.renderer.js';
 import { documentRoutes } from './document.routes.js';
 import { indexInfoRoutes } from './index-info.routes.js';
@@ -21,6 +22,8 @@ declare module 'fastify' {
 
 export interface DataPlanePluginOptions {
   dataPlane: DataPlane;
+  /** Browser origins allowed by CORS (`['*']` = any); none by default. */
+  corsOrigins?: readonly string[];
 }
 
 const BEARER_CHALLENGE = 'Bearer realm="searchplane"';
@@ -30,7 +33,11 @@ const BEARER_CHALLENGE = 'Bearer realm="searchplane"';
  * `@upstash/search`-compatible routes behind index-token auth, answering in the SDK's envelope.
  * Meters the request and response bytes of every authenticated request.
  */
-export async function dataPlanePlugin(app: FastifyInstance, { dataPlane }: DataPlanePluginOptions): Promise<void> {
+export async function dataPlanePlugin(
+  app: FastifyInstance,
+  { dataPlane, corsOrigins = [] }: DataPlanePluginOptions,
+): Promise<void> {
+  await registerDataPlaneCors(app, corsOrigins);
   app.addSchema(DataPlaneErrorSchema);
   const handleError = createErrorHandler(renderDataPlaneError);
   app.setErrorHandler((error, request, reply) => {

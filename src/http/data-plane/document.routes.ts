@@ -9,8 +9,9 @@ import { callerOf, dataPlaneSchema, envelope, namespacedUrls, namespaceOf } from
  * upsert-data, fetch, delete, range, reset, delete-namespace.
  */
 export const documentRoutes: FastifyPluginAsyncTypebox<{ service: DataPlaneService }> = async (app, { service }) => {
-  for (const url of namespacedUrls('upsert-data')) {
+  for (const { url, ...route } of namespacedUrls('upsert-data', ['upsertDocuments', 'upsertDocumentsInNamespace'])) {
     const schema = dataPlaneSchema('Insert or replace documents by id (creates the namespace)', {
+      ...route,
       body: UpsertBody,
       response: { 200: resultOf('"Success"') },
     });
@@ -19,8 +20,9 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ service: DataPlaneServi
     );
   }
 
-  for (const url of namespacedUrls('fetch')) {
+  for (const { url, ...route } of namespacedUrls('fetch', ['fetchDocuments', 'fetchDocumentsInNamespace'])) {
     const schema = dataPlaneSchema('Fetch documents by ids (aligned, null where missing) or by id prefix', {
+      ...route,
       body: FetchBody,
       response: { 200: resultOf('Documents') },
     });
@@ -29,8 +31,9 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ service: DataPlaneServi
     );
   }
 
-  for (const url of namespacedUrls('delete')) {
+  for (const { url, ...route } of namespacedUrls('delete', ['deleteDocuments', 'deleteDocumentsInNamespace'])) {
     const schema = dataPlaneSchema('Delete documents by ids, id prefix or filter', {
+      ...route,
       body: DeleteBody,
       response: { 200: resultOf('{ deleted: number }') },
     });
@@ -39,8 +42,9 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ service: DataPlaneServi
     );
   }
 
-  for (const url of namespacedUrls('range')) {
+  for (const { url, ...route } of namespacedUrls('range', ['rangeDocuments', 'rangeDocumentsInNamespace'])) {
     const schema = dataPlaneSchema('Page through documents in id order', {
+      ...route,
       body: RangeBody,
       response: { 200: resultOf('{ nextCursor: string ("" at the end), vectors: Document[] }') },
     });
@@ -49,8 +53,9 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ service: DataPlaneServi
     );
   }
 
-  for (const url of namespacedUrls('reset')) {
+  for (const { url, ...route } of namespacedUrls('reset', ['resetDefaultNamespace', 'resetNamespace'])) {
     const schema = dataPlaneSchema('Remove every document of the namespace (`?all`: of every namespace)', {
+      ...route,
       querystring: ResetQuery,
       response: { 200: resultOf('"Success"') },
     });
@@ -59,8 +64,9 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ service: DataPlaneServi
     );
   }
 
-  for (const url of namespacedUrls('delete-namespace')) {
+  for (const { url, ...route } of namespacedUrls('delete-namespace', ['deleteDefaultNamespace', 'deleteNamespace'])) {
     const schema = dataPlaneSchema('Delete a namespace and its documents', {
+      ...route,
       response: { 200: resultOf('"Success"') },
     });
     app.post(url, { schema, config: { dataPlaneRoute: 'delete-namespace' } }, async (request) =>

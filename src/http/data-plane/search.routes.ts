@@ -5,8 +5,9 @@ import { callerOf, dataPlaneSchema, envelope, namespacedUrls, namespaceOf } from
 
 /** `/search` and `/search/{namespace}`: hybrid full-text + semantic search. */
 export const searchRoutes: FastifyPluginAsyncTypebox<{ service: DataPlaneService }> = async (app, { service }) => {
-  for (const url of namespacedUrls('search')) {
+  for (const { url, ...route } of namespacedUrls('search', ['searchDocuments', 'searchDocumentsInNamespace'])) {
     const schema = dataPlaneSchema('Search documents (hybrid full text + semantic), best first, scores 0..1', {
+      ...route,
       body: SearchBody,
       response: { 200: resultOf('[{ id, score, content?, metadata? }]') },
     });

@@ -23,11 +23,15 @@ const readFlags = {
   includeMetadata: optional(Type.Boolean({ description: 'Return each document’s metadata (default false)' })),
 };
 
-export const DataPlaneParams = Type.Object({
-  endpoint: Type.String({ description: 'The index endpoint name' }),
-  namespace: Type.Optional(
-    Type.String({ description: 'Namespace (the SDK’s index name); absent or empty = the default namespace' }),
-  ),
+const endpoint = Type.String({ description: 'The index endpoint name' });
+
+/** Path params of `/indexes/{endpoint}/{route}` (the default namespace, `""`). */
+export const EndpointParams = Type.Object({ endpoint });
+
+/** Path params of `/indexes/{endpoint}/{route}/{namespace}`. */
+export const NamespaceParams = Type.Object({
+  endpoint,
+  namespace: Type.String({ description: 'Namespace (the SDK’s index name)' }),
 });
 
 export const UpsertBody = Type.Union(

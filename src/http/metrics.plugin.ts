@@ -1,0 +1,75 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { Type } from 'typebox';
+import { AppError } from '../errors.js';
+import { type AppMetrics, dataPlaneOutcome, searchSeconds } from '../metrics/metrics.js';
+
+export interface MetricsPluginOptions {
+  metrics: AppMetrics;
+  /** When set, `GET /metrics` needs `Authorization: Bearer <token>`. */
+  token?: string;
+}
+
+/** The route label of requests no route matched: raw URLs would carry ids and tokens. */
+export const UNMATCHED_ROUTE = '(unmatched)';
+
+/**
+ * Counts and times every response (by route pattern, never the raw URL) and every data-plane
+ * operation, and serves `GET /metrics` in the Prometheus text format. Registered with
+ * fastify-plugin so its hook sees the routes of every plugin registered after it.
+ */
+async function metricsPlugin(app: FastifyInstance, { metrics, token }: MetricsPluginOptions): Promise<void> {
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.is404 ? UNMATCHED_ROUTE : (request.routeOptions.url ?? UNMATCHED_ROUTE);
+    const labels = { method: request.method, route, status_code: String(reply.statusCode) };
+    const seconds = reply.elapsedTime / 1000;
+    metrics.httpRequests.inc(labels);
+    metrics.httpSeconds.observe(labels, seconds);
+    const operation = request.routeOptions.config?.dataPlaneRoute;
+    if (operation === undefined || request.is404) return;
+    metrics.dataPlaneOperations.inc({ operation, outcome: dataPlaneOutcome(reply.statusCode) });
+    if (operation === 'search' && reply.statusCode < 400) searchSeconds.observe(seconds);
+  });
+
+  const expected = token === undefined ? undefined : digest(`Bearer ${token}`);
+  app.get(
+    '/metrics',
+    {
+      schema: {
+        tags: ['system'],
+        operationId: 'getMetrics',
+        summary: 'Prometheus metrics of this process',
+        description: 'Needs `Authorization: Bearer <SEARCHPLANE_METRICS_TOKEN>` when that setting is set.',
+        security: [{}, { metricsToken: [] }],
+        response: {
+          200: {
+            description: 'Prometheus text exposition format 0.0.4',
+            content: { 'text/plain': { schema: Type.String() } },
+          },
+          401: Type.Ref('ManagementError'),
+          500: Type.Ref('ManagementError'),
+        },
+      },
+    },
+    async (request, reply) => {
+      if (expected !== undefined && !timingSafeEqual(digest(request.headers.authorization ?? ''), expected)) {
+        throw new AppError(
+          'unauthorized',
+          'Send the metrics token: Authorization: Bearer <SEARCHPLANE_METRICS_TOKEN>',
+          {
+            headers: { 'www-authenticate': 'Bearer realm="searchplane-metrics"' },
+          },
+        );
+      }
+      return reply.type(metrics.contentType).send(await metrics.scrape());
+    },
+  );
+}
+
+/** Fixed-length digests, so the comparison takes the same time whatever the header's length. */
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
+}
+
+export default fp(metricsPlugin, { name: 'searchplane-metrics' });

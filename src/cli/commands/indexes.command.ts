@@ -1,7 +1,5 @@
 import { Command } from 'commander';
 import { indexUrls } from '../../services/index-urls.js';
-import { migrateToLatest, openStore } from '../../store/database.js';
-import { listSearchIndexes, listSearchIndexesOfAll } from '../../store/repositories/search-index.repository.js';
 import { addStoreOptions, configFrom, printJson } from '../cli-support.js';
 import { addRemoteIndexCommands, listIndexesRemote } from '../remote/commands/indexes.command.js';
 import { addRemoteOptions, remoteFlags, resolveCredentials } from '../remote/remote-context.js';
@@ -45,6 +43,10 @@ export function indexesCommand(): Command {
  */
 async function listIndexesLocal(flags: ListFlags): Promise<void> {
   const config = configFrom(flags);
+  const [{ migrateToLatest, openStore }, { listSearchIndexes, listSearchIndexesOfAll }] = await Promise.all([
+    import('../../store/database.js'),
+    import('../../store/repositories/search-index.repository.js'),
+  ]);
   const base = config.publicUrl ?? `http://${config.host}:${config.port}`;
   const store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   try {

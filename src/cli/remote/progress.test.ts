@@ -26,9 +26,9 @@ describe('describeProgress', () => {
 const CLEAR = '\r\u001b[2K';
 
 /** A fake stderr that records writes; `isTTY` as given. */
-function stream(isTTY: boolean) {
+function stream(isTTY: boolean, columns = 200) {
   const writes: string[] = [];
-  return { writes, target: Object.assign({ write: (text: string) => writes.push(text) > 0 }, { isTTY, columns: 200 }) };
+  return { writes, target: Object.assign({ write: (text: string) => writes.push(text) > 0 }, { isTTY, columns }) };
 }
 
 describe('createProgress', () => {
@@ -64,6 +64,18 @@ describe('createProgress', () => {
     ]);
     expect(writes[3].startsWith(`${CLEAR}[`)).toBe(true);
     expect(writes.at(-1)).toBe('\r\u001b[2K');
+  });
+
+  test('on a narrow terminal the bar goes first, then the line is cut to fit', () => {
+    let now = 0;
+    const { writes, target } = stream(true, 41);
+    const progress = createProgress({ verb: 'imported', stream: target as never, enabled: true, now: () => now });
+    now = 1000;
+    progress.update(50, 0.5);
+    expect(writes[0]).toBe(`${CLEAR}50 docs · 50 docs/s · 50% · ETA 0:01`);
+    const { writes: tiny, target: tinyTarget } = stream(true, 11);
+    createProgress({ verb: 'imported', stream: tinyTarget as never, enabled: true, now: () => now }).update(5000);
+    expect(tiny[0]).toBe(`${CLEAR}5,000 docs`);
   });
 
   test('disabled: writes nothing', () => {

@@ -73,8 +73,11 @@ export function createProgress(options: ProgressOptions): Progress {
     barShown = false;
   };
   const drawBar = () => {
-    const text = `${progressBar(current.fraction)}${describeProgress(current)}`;
-    const width = (options.stream.columns ?? 80) - 1;
+    const width = (options.stream.columns || 80) - 1;
+    const description = describeProgress(current);
+    // On a narrow terminal the numbers matter more than the bar.
+    const withBar = `${progressBar(current.fraction)}${description}`;
+    const text = withBar.length <= width ? withBar : description;
     options.stream.write(`\r\u001b[2K${text.slice(0, width)}`);
     barShown = true;
   };

@@ -1,22 +1,12 @@
 import { indexUrls } from '../../services/index-urls.js';
+import type { SearchIndexRecord } from '../../services/search-index.service.js';
 import type { ServerTarget } from './credentials.js';
 import { RemoteError, sendRequest, type Transport } from './http-request.js';
 import { nodeTransport } from './node-transport.js';
 import { DEFAULT_RETRY_POLICY, type RetryHooks, type RetryListener, type RetryPolicy, withRetries } from './retry.js';
 
-/** The parts of a management index record the CLI uses (the API sends more). */
-export interface IndexRecord {
-  id: string;
-  name: string;
-  endpoint: string;
-  region: string;
-  type: string;
-  token: string;
-  read_only_token: string;
-  max_reads_per_request: number;
-  max_writes_per_request: number;
-  [field: string]: unknown;
-}
+/** An index record as the management API sends it. */
+export type IndexRecord = SearchIndexRecord;
 
 /** Where an index's data plane answers and the read-write token it takes. */
 export interface DataPlaneTarget {

@@ -1,19 +1,8 @@
 import { Command } from 'commander';
+import type { MessagingInstanceRecord } from '../../../services/messaging.service.js';
 import { printJson } from '../../cli-support.js';
 import { formatFields, formatTable, formatTime, printText } from '../output.js';
 import { addRemoteOptions, connect } from '../remote-context.js';
-
-interface MessagingInstance {
-  id: string;
-  region: string;
-  type: string;
-  token: string;
-  read_only_token: string;
-  active: boolean;
-  state: string;
-  prod_pack_enabled: boolean;
-  creation_time: number;
-}
 
 interface JsonFlag {
   json?: boolean;
@@ -29,7 +18,7 @@ export function messagingCommands(): Command {
 
   messagingCommand(messaging, 'list', 'list messaging instances (one per region)').action(
     async (flags: JsonFlag, command: Command) => {
-      const instances = await connect(command).get<MessagingInstance[]>('/messaging/users');
+      const instances = await connect(command).get<MessagingInstanceRecord[]>('/messaging/users');
       if (flags.json) return printJson(instances);
       const rows = instances.map((instance) => [
         instance.id,
@@ -44,7 +33,7 @@ export function messagingCommands(): Command {
 
   messagingCommand(messaging, 'get <id>', 'show a messaging instance with its tokens').action(
     async (id: string, flags: JsonFlag, command: Command) => {
-      const instance = await connect(command).get<MessagingInstance>(`/messaging/user/${encodeURIComponent(id)}`);
+      const instance = await connect(command).get<MessagingInstanceRecord>(`/messaging/user/${encodeURIComponent(id)}`);
       if (flags.json) return printJson(instance);
       printText(
         formatFields([

@@ -1,11 +1,9 @@
 import { describe, expect, test } from 'vitest';
 import { CsvDocuments, metadataValue } from './csv-documents.js';
-import { SourceError } from './source-error.js';
+import { feed, sourceErrorOf } from './test-fixtures.js';
 
-function documents(text: string, mapping: { idColumn: string; contentColumns?: string[] }) {
-  const parser = new CsvDocuments('items.csv', mapping);
-  return [...parser.push(text), ...parser.end()];
-}
+const documents = (text: string, mapping: { idColumn: string; contentColumns?: string[] }) =>
+  feed(new CsvDocuments('items.csv', mapping), text);
 
 describe('CsvDocuments', () => {
   const csv =
@@ -45,15 +43,9 @@ describe('CsvDocuments', () => {
     ['a row with too few fields', 'id,a\n1,x\n2\n', { idColumn: 'id' }, 3, /1 fields, but the header has 2/],
     ['an empty id', 'id,a\n,x\n', { idColumn: 'id' }, 2, /empty id/],
   ])('%s is an error with its line', (_name, text, mapping, line, message) => {
-    let caught: unknown;
-    try {
-      documents(text, mapping);
-    } catch (error) {
-      caught = error;
-    }
-    expect(caught).toBeInstanceOf(SourceError);
-    expect((caught as SourceError).line).toBe(line);
-    expect((caught as SourceError).message).toMatch(message);
+    const error = sourceErrorOf(() => documents(text, mapping));
+    expect(error.line).toBe(line);
+    expect(error.message).toMatch(message);
   });
 
   test.each([

@@ -1,25 +1,9 @@
 import { describe, expect, test } from 'vitest';
 import { CsvParser } from './csv-parser.js';
 import { SourceError } from './source-error.js';
+import { feed, sourceErrorOf } from './test-fixtures.js';
 
-/** Parses `text` fed in pieces of `size` characters (1 = every character its own chunk). */
-function parse(text: string, size = text.length || 1) {
-  const parser = new CsvParser('data.csv');
-  const rows = [];
-  for (let start = 0; start < text.length; start += size) rows.push(...parser.push(text.slice(start, start + size)));
-  rows.push(...parser.end());
-  return rows;
-}
-
-function failure(run: () => unknown): SourceError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof SourceError) return error;
-    throw error;
-  }
-  throw new Error('expected a SourceError');
-}
+const parse = (text: string, size?: number) => feed(new CsvParser('data.csv'), text, size);
 
 describe('CsvParser', () => {
   const tricky = 'id,title,notes\n1,"Hat, red","He said ""hi""\nthen left"\r\n2,plain,\n';
@@ -45,13 +29,13 @@ describe('CsvParser', () => {
   });
 
   test('a quote never closed is an error naming the line the record starts on', () => {
-    const error = failure(() => parse('id,t\n1,ok\n2,"open\nstill open\n'));
+    const error = sourceErrorOf(() => parse('id,t\n1,ok\n2,"open\nstill open\n'));
     expect(error.line).toBe(3);
     expect(error.message).toMatch(/^data\.csv:3: /);
   });
 
   test('text after a closing quote is an error naming its line', () => {
-    const error = failure(() => parse('id,t\n1,"a"b\n'));
+    const error = sourceErrorOf(() => parse('id,t\n1,"a"b\n'));
     expect(error.line).toBe(2);
   });
 

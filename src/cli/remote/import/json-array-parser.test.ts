@@ -1,24 +1,8 @@
 import { describe, expect, test } from 'vitest';
 import { JsonArrayParser } from './json-array-parser.js';
-import { SourceError } from './source-error.js';
+import { feed, sourceErrorOf } from './test-fixtures.js';
 
-function parse(text: string, size = text.length || 1) {
-  const parser = new JsonArrayParser('docs.json');
-  const values = [];
-  for (let start = 0; start < text.length; start += size) values.push(...parser.push(text.slice(start, start + size)));
-  values.push(...parser.end());
-  return values;
-}
-
-function errorOf(text: string): SourceError {
-  try {
-    parse(text);
-  } catch (error) {
-    if (error instanceof SourceError) return error;
-    throw error;
-  }
-  throw new Error('expected a SourceError');
-}
+const parse = (text: string, size?: number) => feed(new JsonArrayParser('docs.json'), text, size);
 
 describe('JsonArrayParser', () => {
   const text =
@@ -50,7 +34,7 @@ describe('JsonArrayParser', () => {
     ['text after the array', '[]\nx', 2, /after the end/],
     ['a bad element', '[\n{"id":"a"},\n{"id": tru}\n]', 3, /element is not valid JSON/],
   ])('%s is an error with its line', (_name, input, line, message) => {
-    const error = errorOf(input);
+    const error = sourceErrorOf(() => parse(input));
     expect(error.line).toBe(line);
     expect(error.message).toMatch(message);
     expect(error.message.startsWith(`docs.json:${line}: `)).toBe(true);

@@ -1,14 +1,9 @@
 import { describe, expect, test } from 'vitest';
 import { JsonLinesParser } from './jsonl-parser.js';
 import { SourceError } from './source-error.js';
+import { feed } from './test-fixtures.js';
 
-function parse(text: string, size = text.length || 1) {
-  const parser = new JsonLinesParser('docs.jsonl');
-  const values = [];
-  for (let start = 0; start < text.length; start += size) values.push(...parser.push(text.slice(start, start + size)));
-  values.push(...parser.end());
-  return values;
-}
+const parse = (text: string, size?: number) => feed(new JsonLinesParser('docs.jsonl'), text, size);
 
 describe('JsonLinesParser', () => {
   test.each([1, 7, 1000])('one value per line with its line number, CRLF and blank lines (chunks of %i)', (size) => {

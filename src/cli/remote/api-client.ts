@@ -27,8 +27,9 @@ const DEFAULT_TIMEOUT_MS = 120_000;
 /**
  * Calls a searchplane server: the management API (`/v2/...`, HTTP Basic with the account's
  * email and API key) and an index's data plane (Bearer index token, `{"result"}` envelope).
- * Reads and idempotent data-plane writes are retried on 429/5xx; management writes are not,
- * since a create that timed out may still have happened.
+ * Management reads are retried on 5xx, data-plane calls (reads and idempotent writes) on 429,
+ * 5xx and no answer; management writes are not, since a create that failed may still have
+ * happened.
  */
 export class ApiClient {
   private readonly transport: Transport;
@@ -44,9 +45,10 @@ export class ApiClient {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   }
 
-  /** `GET /v2<path>`, retried on 429/5xx. */
+  /** `GET /v2<path>`, retried on 5xx (a 429 here is the failed-login throttle: not retried). */
   get<T>(path: string): Promise<T> {
-    return withRetries(() => this.management<T>('GET', path), this.policy, this.options.hooks);
+    const policy = { ...this.policy, retryTooManyRequests: false };
+    return withRetries(() => this.management<T>('GET', path), policy, this.options.hooks);
   }
 
   /** `POST /v2<path>` with an optional JSON body; not retried. */

@@ -27,6 +27,11 @@ describe('retryDelay', () => {
     expect(retryDelay(http(status), 1, policy)).toBeNull();
   });
 
+  test('retries 429 only when the policy allows it (not the failed-login throttle)', () => {
+    expect(retryDelay(http(429, 1000), 1, { ...policy, retryTooManyRequests: false })).toBeNull();
+    expect(retryDelay(http(503, 1000), 1, { ...policy, retryTooManyRequests: false })).toBe(1000);
+  });
+
   test('retries an unreachable server only when the policy allows it', () => {
     expect(retryDelay(network, 1, policy)).toBeNull();
     expect(retryDelay(network, 1, { ...policy, retryNetwork: true }, () => 1)).toBe(100);

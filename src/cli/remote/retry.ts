@@ -14,6 +14,11 @@ export interface RetryPolicy {
   maxRetryAfterMs: number;
   /** Whether a server that cannot be reached is retried too (idempotent data-plane calls). */
   retryNetwork: boolean;
+  /**
+   * Whether 429 is retried. Not on the management API, where it means too many failed logins:
+   * waiting does not fix a wrong key.
+   */
+  retryTooManyRequests: boolean;
 }
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = {
@@ -22,6 +27,7 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   maxDelayMs: 20_000,
   maxRetryAfterMs: 60_000,
   retryNetwork: false,
+  retryTooManyRequests: true,
 };
 
 /** Told before each wait, so a progress display can say why nothing moves. */
@@ -40,7 +46,10 @@ export interface RetryHooks {
  */
 export function retryDelay(error: unknown, attempt: number, policy: RetryPolicy, random = Math.random): number | null {
   if (!(error instanceof RemoteError) || attempt >= policy.maxAttempts) return null;
-  const retryable = error.kind === 'network' ? policy.retryNetwork : error.status === 429 || (error.status ?? 0) >= 500;
+  const retryable =
+    error.kind === 'network'
+      ? policy.retryNetwork
+      : (error.status === 429 && policy.retryTooManyRequests) || (error.status ?? 0) >= 500;
   if (!retryable) return null;
   if (error.retryAfterMs !== undefined) {
     return error.retryAfterMs <= policy.maxRetryAfterMs ? error.retryAfterMs : null;

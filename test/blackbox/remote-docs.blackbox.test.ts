@@ -76,6 +76,21 @@ describe('docs import', () => {
     ]);
   });
 
+  test('stdin (`-`): the format from the first character, or --format csv', async () => {
+    const index = await newIndex('piped');
+    const jsonl = `${movies.map((movie) => JSON.stringify(movie)).join('\n')}\n`;
+    expect((await remote.run(['docs', 'import', 'piped', '-'], {}, jsonl)).code).toBe(0);
+    expect(await stored(index)).toEqual(movies);
+
+    const csv = 'id,title\nx1,From a pipe\n';
+    const unknown = await remote.run(['docs', 'import', 'piped', '-', '--namespace', 'csv'], {}, csv);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/cannot tell the format of stdin/);
+    const piped = await remote.run(['docs', 'import', 'piped', '-', '--namespace', 'csv', '--format', 'csv'], {}, csv);
+    expect(piped.code).toBe(0);
+    expect(await stored(index, 'csv')).toEqual([{ id: 'x1', content: { title: 'From a pipe' } }]);
+  });
+
   test('batches hold at most max_writes_per_request documents; --json gives the summary', async () => {
     const index = await newIndex('batches');
     await setQuotas(remote.ctx.store, index.id, { max_writes_per_request: 3 });

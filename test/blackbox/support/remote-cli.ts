@@ -17,10 +17,10 @@ export interface RemoteTarget {
   workDir: string;
   /** `--url U --email E --key K`, as program options. */
   flags(): string[];
-  /** `searchplane --url U --email E --key K <args>`. */
-  run(args: string[], env?: Record<string, string>): Promise<CliResult>;
+  /** `searchplane --url U --email E --key K <args>`, with `input` on stdin. */
+  run(args: string[], env?: Record<string, string>, input?: string): Promise<CliResult>;
   /** `searchplane <args>` with no credentials but what `env` (and the login file) give. */
-  runBare(args: string[], env?: Record<string, string>): Promise<CliResult>;
+  runBare(args: string[], env?: Record<string, string>, input?: string): Promise<CliResult>;
   /** Writes a file in the scratch folder and returns its path. */
   file(name: string, text: string): string;
 }
@@ -36,15 +36,16 @@ export function useRemoteTarget(options: { env?: Record<string, string> } = {}):
     const account = await createAccount(ctx.app);
     const configHome = mkdtempSync(path.join(os.tmpdir(), 'searchplane-cli-config-'));
     const workDir = mkdtempSync(path.join(os.tmpdir(), 'searchplane-cli-work-'));
-    const runBare = (args: string[], env: Record<string, string> = {}) =>
-      runCli(args, { XDG_CONFIG_HOME: configHome, ...env });
+    const runBare = (args: string[], env: Record<string, string> = {}, input?: string) =>
+      runCli(args, { XDG_CONFIG_HOME: configHome, ...env }, input);
     Object.assign(target, {
       ctx,
       account,
       configHome,
       workDir,
       flags: () => ['--url', ctx.baseUrl, '--email', account.email, '--key', account.apiKey],
-      run: (args: string[], env?: Record<string, string>) => runBare([...target.flags(), ...args], env),
+      run: (args: string[], env?: Record<string, string>, input?: string) =>
+        runBare([...target.flags(), ...args], env, input),
       runBare,
       file: (name: string, text: string) => {
         const file = path.join(workDir, name);

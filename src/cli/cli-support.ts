@@ -7,6 +7,16 @@ export const EXIT_USAGE = 2;
 /** Exit code for a command that ran and failed. */
 export const EXIT_FAILURE = 1;
 
+/** A bad invocation found after parsing (missing credentials, a bad value): one line, exit 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** A failure the command has already explained on stderr; only sets the exit code (1). */
+export class ReportedFailure extends Error {
+  override readonly name = 'ReportedFailure';
+}
+
 /** Adds the options that choose the store, shared by every command that opens it. */
 export function addStoreOptions(command: Command): Command {
   return command
@@ -27,14 +37,20 @@ export function printJson(value: unknown): void {
 
 /**
  * Reports a failed command on stderr and returns its exit code: every config problem at once
- * (exit 2); `{"error","code"}` JSON for domain errors such as account_exists (exit 1); the
- * message for anything else (exit 1).
+ * (exit 2); a usage error in one line (exit 2); nothing more for a failure the command already
+ * reported (exit 1); `{"error","code"}` JSON for domain errors such as account_exists (exit 1);
+ * the message for anything else (exit 1).
  */
 export function reportFailure(error: unknown): number {
   if (error instanceof ConfigError) {
     process.stderr.write(`${error.message}\n`);
     return EXIT_USAGE;
   }
+  if (error instanceof UsageError) {
+    process.stderr.write(`searchplane: ${error.message}\n`);
+    return EXIT_USAGE;
+  }
+  if (error instanceof ReportedFailure) return EXIT_FAILURE;
   if (error instanceof AppError) {
     const body = { error: error.message, code: error.code, ...(error.details ? { details: error.details } : {}) };
     process.stderr.write(`${JSON.stringify(body)}\n`);

@@ -6,6 +6,11 @@ import { evalCommand } from './commands/eval.command.js';
 import { indexesCommand } from './commands/indexes.command.js';
 import { migrateCommand } from './commands/migrate.command.js';
 import { serveCommand } from './commands/serve.command.js';
+import { docsCommands } from './remote/commands/docs.command.js';
+import { loginCommands } from './remote/commands/login.command.js';
+import { messagingCommands } from './remote/commands/messaging.command.js';
+import { searchCommand } from './remote/commands/search.command.js';
+import { addRemoteOptions } from './remote/remote-context.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -21,6 +26,12 @@ export function buildCli(): Command {
   program.addCommand(accountsCommand());
   program.addCommand(indexesCommand());
   program.addCommand(evalCommand());
+  // Network commands. Program options only before the command name, so that `--email` after
+  // it stays the command's own (`accounts create --email`).
+  addRemoteOptions(program.enablePositionalOptions());
+  for (const command of [docsCommands(), searchCommand(), messagingCommands(), ...loginCommands()]) {
+    program.addCommand(command);
+  }
   throwOnUsageErrors(program);
   return program;
 }

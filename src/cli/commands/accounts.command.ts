@@ -1,8 +1,6 @@
 import { Command } from 'commander';
-import { AccountService } from '../../services/account.service.js';
+import type { AccountService } from '../../services/account.service.js';
 import { systemClock } from '../../services/clock.js';
-import { migrateToLatest, openStore } from '../../store/database.js';
-import { ReadCache } from '../../store/read-cache.js';
 import { addStoreOptions, configFrom, printJson } from '../cli-support.js';
 
 interface StoreFlags {
@@ -16,6 +14,12 @@ interface StoreFlags {
  */
 async function withAccounts<T>(flags: StoreFlags, work: (accounts: AccountService) => Promise<T>): Promise<T> {
   const config = configFrom(flags);
+  // Loaded here, not at the top: the network commands need none of the store's modules.
+  const [{ AccountService }, { migrateToLatest, openStore }, { ReadCache }] = await Promise.all([
+    import('../../services/account.service.js'),
+    import('../../store/database.js'),
+    import('../../store/read-cache.js'),
+  ]);
   const store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   try {
     // So that the CLI also works on a data dir no server has started on yet.

@@ -1,5 +1,4 @@
 import { Command } from 'commander';
-import { migrateToLatest, openStore } from '../../store/database.js';
 import { addStoreOptions, configFrom, printJson } from '../cli-support.js';
 
 /** `searchplane migrate`: applies pending migrations and prints `{"applied": [...]}` (empty when up to date). */
@@ -8,6 +7,7 @@ export function migrateCommand(): Command {
     .description('apply pending database migrations (a no-op when up to date)')
     .action(async (flags) => {
       const config = configFrom(flags);
+      const { migrateToLatest, openStore } = await import('../../store/database.js');
       const store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
       try {
         printJson({ applied: await migrateToLatest(store) });

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { type RunningServer, startServer } from '../../server.js';
+import type { RunningServer } from '../../server.js';
 import { addStoreOptions, configFrom } from '../cli-support.js';
 import { onShutdownSignals } from '../graceful-shutdown.js';
 
@@ -14,6 +14,8 @@ export function serveCommand(): Command {
     .action(async (flags) => {
       const config = configFrom(flags);
       let server: RunningServer | undefined;
+      // Loaded here, not at the top: the network commands need none of the server's modules.
+      const { startServer } = await import('../../server.js');
       const starting = startServer(config);
       // Handlers go in before the start finishes: a signal that arrives while starting, or just
       // after the URL is printed, must still end in a clean shutdown rather than a default kill.

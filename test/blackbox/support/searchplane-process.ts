@@ -28,9 +28,10 @@ export function spawnCli(args: string[], env?: Record<string, string>): ChildPro
   return spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: childEnv(env), stdio: 'pipe' });
 }
 
-/** Runs `searchplane <args>` to completion. */
-export function runCli(args: string[], env?: Record<string, string>): Promise<CliResult> {
+/** Runs `searchplane <args>` to completion, with `input` (if any) on its stdin. */
+export function runCli(args: string[], env?: Record<string, string>, input?: string): Promise<CliResult> {
   const child = spawnCli(args, env);
+  child.stdin.end(input);
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));

@@ -1,4 +1,5 @@
 import type { DocumentOutput, JsonObject, ReadOptions } from '../contract.js';
+import { type AnalyzedDocument, analyzeFields } from '../query/analyzer.js';
 import { textFields } from '../query/text-tokens.js';
 import type { DocumentStore } from './document-store.js';
 import type { SqlFragment } from './filter-sql.js';
@@ -102,10 +103,14 @@ export function filterLabels(store: DocumentStore, nsId: number, filter: SqlFrag
   );
 }
 
-/** Every document of the namespace as (label, text fields), in label order: what the full-text index is built from. */
-export function* documentFields(store: DocumentStore, nsId: number): Generator<{ label: number; fields: string[] }> {
+/** Every document of the namespace as (label, analysis), in label order: what the full-text index is built from. */
+export function* documentAnalyses(
+  store: DocumentStore,
+  nsId: number,
+): Generator<{ label: number; analysis: AnalyzedDocument }> {
   const rows = store
     .statement('SELECT label, json(content) AS content FROM documents WHERE ns = ? ORDER BY label')
     .iterate(nsId) as IterableIterator<{ label: number; content: string }>;
-  for (const row of rows) yield { label: row.label, fields: textFields(JSON.parse(row.content) as JsonObject) };
+  for (const row of rows)
+    yield { label: row.label, analysis: analyzeFields(textFields(JSON.parse(row.content) as JsonObject)) };
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { IndexEngine, SearchEngine } from '../contract.js';
 import { createBuiltinEmbedder } from '../providers/builtin-embedder.js';
+import { createBuiltinEmbedderV1 } from '../providers/builtin-embedder-v1.js';
 import { indexed, NO_LIMIT, rejection, searchRequest, tempDir, testEngine } from '../test-fixtures.js';
 
 const ALL = { includeData: true, includeMetadata: true };
@@ -216,12 +217,25 @@ describe('embedded index', () => {
     // Opening is lazy: the first call on the index refuses.
     const error = await rejection((await other.open('idx')).info());
     expect(error.message).toMatch(
-      /built with embedder 'builtin-hash-v1\/256' \(256 dimensions\).*'builtin-hash-v1\/64'/,
+      /built with embedder 'builtin-hash-v2\/512' \(512 dimensions\).*'builtin-hash-v2\/64'/,
     );
     await other.close();
     engine = testEngine(temp.dir);
     index = await engine.open('idx');
     expect((await index.fetch('', { ids: ['1'] }, IDS_ONLY))[0]).toEqual({ id: '1' });
+  });
+
+  it('keeps using the first builtin embedder for an index filled with it', async () => {
+    await engine.close();
+    const legacy = testEngine(temp.dir, { embedder: createBuiltinEmbedderV1() });
+    await (await legacy.open('idx')).upsert('', [{ id: '1', content: { t: 'hello world' } }], NO_LIMIT);
+    await legacy.close();
+    engine = testEngine(temp.dir); // the current builtin embedder is configured
+    index = await engine.open('idx');
+    await index.upsert('', [{ id: '2', content: { t: 'hello there' } }], NO_LIMIT);
+    const hits = (await index.search('', searchRequest('hello world', { semanticWeight: 1 }))).hits;
+    expect(hits.map((hit) => hit.id)).toEqual(['1', '2']);
+    expect(hits[0].score).toBeCloseTo(1, 5); // the query embedded by v1 too, like the stored vectors
   });
 
   it('pins the dimensions an embedder first produced', async () => {

@@ -16,7 +16,7 @@ import type {
   UpsertOptions,
 } from '../contract.js';
 import type { Embedder, EngineLogger, Enricher, Reranker } from '../providers/provider-types.js';
-import { prepareDocuments } from '../query/document-validation.js';
+import { type PreparedDocument, prepareDocuments } from '../query/document-validation.js';
 import { parseFilter } from '../query/filter-parser.js';
 import {
   checkIds,
@@ -26,7 +26,7 @@ import {
   decodeCursor,
   encodeCursor,
 } from '../query/request-checks.js';
-import { documentFields, fetchByIds, idPrefixCondition, listDocuments, vectorsByLabels } from './document-reads.js';
+import { documentAnalyses, fetchByIds, idPrefixCondition, listDocuments, vectorsByLabels } from './document-reads.js';
 import { DocumentStore, type StoreChange, type WriteResult } from './document-store.js';
 import { FilterMatches } from './filter-matches.js';
 import { compileFilter, type SqlFragment } from './filter-sql.js';
@@ -87,7 +87,7 @@ export class EmbeddedIndex implements IndexEngine {
       store: this.store,
       reranker: settings.reranker,
       enricher: settings.enricher,
-      embed: (texts) => this.embedder.embed(texts),
+      embedQuery: (nsId, query) => this.embedder.embedQuery(query, this.textOf(nsId)),
       vectors: async (nsId) => {
         const vectors = this.vectorsOf(nsId);
         await vectors.load();
@@ -109,20 +109,21 @@ export class EmbeddedIndex implements IndexEngine {
     }
     const prepared = prepareDocuments(docs);
     if (prepared.length === 0) return;
-    const embeddings = await this.embed(prepared.map((doc) => doc.text));
+    const embeddings = await this.embedDocuments(namespace, prepared);
     this.assertOpen();
     const result = this.store.write(namespace, prepared, embeddings, options.maxVectorCount);
     this.changed(this.store.namespaceId(namespace)!, result);
   }
 
-  /** Embeds texts with the index's model (normalized, dimensions checked). */
-  embed(texts: string[]): Promise<Float32Array[]> {
-    return this.embedder.embed(texts);
+  /** Vectors of documents about to be written to `namespace` (normalized, dimensions checked). */
+  embedDocuments(namespace: string, docs: PreparedDocument[]): Promise<Float32Array[]> {
+    const nsId = this.store.namespaceId(namespace);
+    return this.embedder.embedDocuments(docs, nsId === undefined ? undefined : this.textOf(nsId));
   }
 
   /** The model the index's vectors come from, as recorded with them. */
   embedderIdentity(): { name: string; dimensions: number | undefined } {
-    return { name: this.settings.embedder.name, dimensions: this.embedder.vectorDimensions };
+    return { name: this.embedder.name, dimensions: this.embedder.vectorDimensions };
   }
 
   async search(namespace: string, request: SearchRequest): Promise<SearchOutcome> {
@@ -294,7 +295,7 @@ export class EmbeddedIndex implements IndexEngine {
     let text = this.texts.get(nsId);
     if (!text) {
       text = new FullTextIndex();
-      for (const { label, fields } of documentFields(this.store, nsId)) text.add(label, fields);
+      for (const { label, analysis } of documentAnalyses(this.store, nsId)) text.add(label, analysis);
       this.texts.set(nsId, text);
     }
     return text;
@@ -304,7 +305,7 @@ export class EmbeddedIndex implements IndexEngine {
     const text = this.texts.get(nsId);
     if (text) {
       for (const label of removed) text.remove(label);
-      for (const { label, fields } of added) text.add(label, fields);
+      for (const { label, analysis } of added) text.add(label, analysis);
     }
     this.filterMatches.changed(
       nsId,

@@ -1,24 +1,37 @@
 import { AppError } from '../../errors.js';
-import type { Embedder } from '../providers/provider-types.js';
+import { createBuiltinEmbedderV1 } from '../providers/builtin-embedder-v1.js';
+import type { Embedder, TermStatistics } from '../providers/provider-types.js';
+import { termTrigrams } from '../query/analyzer.js';
+import type { PreparedDocument } from '../query/document-validation.js';
 import type { DocumentStore } from './document-store.js';
 import { normalize } from './vector-math.js';
+
+const BUILTIN_V1 = /^builtin-hash-v1\/(\d+)$/;
 
 /**
  * The configured embedder bound to one index. The model and dimensions an index's vectors were
  * made with are stored in its SQLite file; a different embedder is refused at open (its vectors
- * would silently mix incomparable spaces) unless the index holds no documents yet.
+ * would silently mix incomparable spaces) unless the index holds no documents yet. Indexes filled
+ * by the first builtin embedder (v1) keep using it when the builtin one is configured.
  */
 export class IndexEmbedder {
   private dimensions: number | undefined;
+  private readonly embedder: Embedder;
 
   constructor(
-    private readonly embedder: Embedder,
+    configured: Embedder,
     private readonly store: DocumentStore,
     private readonly indexName: string,
     private readonly onEmbed?: (seconds: number, texts: number) => void,
   ) {
     const storedName = store.getMeta('embedder');
     const storedDimensions = Number(store.getMeta('dimensions')) || undefined;
+    const legacy = storedName === undefined ? null : BUILTIN_V1.exec(storedName);
+    this.embedder =
+      legacy && configured.name.startsWith('builtin-') && store.totalCount() > 0
+        ? createBuiltinEmbedderV1(Number(legacy[1]))
+        : configured;
+    const embedder = this.embedder;
     if (storedName === undefined || store.totalCount() === 0) {
       store.setMeta('embedder', embedder.name);
       if (embedder.dimensions !== undefined) store.setMeta('dimensions', String(embedder.dimensions));
@@ -34,18 +47,44 @@ export class IndexEmbedder {
     }
   }
 
+  /** Name of the model the index's vectors come from. */
+  get name(): string {
+    return this.embedder.name;
+  }
+
   /** Vector size of the index; undefined until the first embedding when the embedder learns it. */
   get vectorDimensions(): number | undefined {
     return this.dimensions;
   }
 
-  /** Embeds and L2-normalizes; the first vectors ever embedded fix the index's dimensions. */
-  async embed(texts: string[]): Promise<Float32Array[]> {
+  /**
+   * Vectors of documents about to be written to a namespace with `statistics` (the namespace as it
+   * is): the batch's own terms count too, so that the first documents of a namespace are weighted
+   * by something better than nothing.
+   */
+  embedDocuments(docs: readonly PreparedDocument[], statistics?: TermStatistics): Promise<Float32Array[]> {
+    const withBatch = withDocuments(statistics, docs);
+    if (this.embedder.embedTerms) {
+      const terms = docs.map((doc) => doc.analysis.terms);
+      return this.timed(docs.length, async () => this.embedder.embedTerms!(terms, withBatch));
+    }
+    const texts = docs.map((doc) => doc.text);
+    return this.timed(texts.length, () => this.embedder.embed(texts, withBatch));
+  }
+
+  /** The vector of a query in a namespace with `statistics`. */
+  async embedQuery(query: string, statistics?: TermStatistics): Promise<Float32Array> {
+    const [vector] = await this.timed(1, () => this.embedder.embed([query], statistics));
+    return vector;
+  }
+
+  /** Runs an embedder call: times it, checks the sizes, L2-normalizes; the first vectors fix the dimensions. */
+  private async timed(count: number, call: () => Promise<Float32Array[]>): Promise<Float32Array[]> {
     const started = performance.now();
-    const embeddings = await this.embedder.embed(texts);
-    this.onEmbed?.((performance.now() - started) / 1000, texts.length);
+    const embeddings = await call();
+    this.onEmbed?.((performance.now() - started) / 1000, count);
     const expected = this.dimensions ?? embeddings[0]?.length;
-    if (embeddings.length !== texts.length || embeddings.some((vector) => vector.length !== expected)) {
+    if (embeddings.length !== count || embeddings.some((vector) => vector.length !== expected)) {
       throw this.mismatch(`produced embeddings of ${embeddings[0]?.length} dimensions`);
     }
     if (this.dimensions === undefined && expected !== undefined) {
@@ -63,4 +102,21 @@ export class IndexEmbedder {
         'configure the original embedder or re-create the index',
     );
   }
+}
+
+/** Statistics of a namespace with a batch of documents added to it. */
+function withDocuments(base: TermStatistics | undefined, docs: readonly PreparedDocument[]): TermStatistics {
+  const df = new Map<string, number>();
+  const trigrams = new Map<string, number>();
+  for (const doc of docs) {
+    for (const term of doc.analysis.terms.keys()) {
+      df.set(term, (df.get(term) ?? 0) + 1);
+      for (const trigram of termTrigrams(term)) trigrams.set(trigram, (trigrams.get(trigram) ?? 0) + 1);
+    }
+  }
+  return {
+    documentCount: (base?.documentCount ?? 0) + docs.length,
+    documentFrequency: (term) => (base?.documentFrequency(term) ?? 0) + (df.get(term) ?? 0),
+    trigramFrequency: (trigram) => (base?.trigramFrequency(trigram) ?? 0) + (trigrams.get(trigram) ?? 0),
+  };
 }

@@ -17,8 +17,8 @@ export interface SearchContext {
   store: DocumentStore;
   reranker: Reranker;
   enricher: Enricher;
-  /** One normalized vector per text, checked against the index's dimensions. */
-  embed(texts: string[]): Promise<Float32Array[]>;
+  /** The normalized query vector, weighted by the namespace's statistics. */
+  embedQuery(nsId: number, query: string): Promise<Float32Array>;
   /** The namespace's vectors, loaded and reconciled. */
   vectors(nsId: number): Promise<NamespaceVectors>;
   /** The namespace's full-text index, current with every committed write. */
@@ -61,13 +61,13 @@ export async function search(
   }
   const weight = request.semanticWeight;
   const depth = Math.max(2 * request.topK, RERANK_WINDOW);
-  const [queryVector] = weight > 0 ? await context.embed([query]) : [];
+  const queryVector = weight > 0 ? await context.embedQuery(nsId, query) : undefined;
   const vectors = weight > 0 ? await context.vectors(nsId) : undefined;
 
   // Labels are never reused, so the filter matches stay valid across the graph search's await.
   const matches = filter ? context.filterMatches(nsId, filterText, filter) : undefined;
   const semanticMatches = vectors
-    ? await semanticCandidates(store, vectors, queryVector, depth, matches, store.documentCount(nsId))
+    ? await semanticCandidates(store, vectors, queryVector!, depth, matches, store.documentCount(nsId))
     : [];
   // The graph may still hold versions deleted or replaced since; the full-text index is current.
   const semantic = new Map(semanticMatches.filter((m) => text.has(m.label)).map((m) => [m.label, m.score]));
@@ -92,10 +92,16 @@ export async function search(
   });
   let top = window;
   if (request.reranking && window.length > 0) {
-    top = await rerankCandidates(context.reranker, query, window, (label) => {
-      const row = rows.get(label)!;
-      return { id: row.id, text: flattenText(JSON.parse(row.content!) as JsonObject) };
-    });
+    top = await rerankCandidates(
+      context.reranker,
+      query,
+      window,
+      (label) => {
+        const row = rows.get(label)!;
+        return { id: row.id, text: flattenText(JSON.parse(row.content!) as JsonObject) };
+      },
+      text,
+    );
   }
   const hits: SearchHit[] = top
     .slice(0, request.topK)

@@ -56,7 +56,7 @@ export class PostgresIndex implements IndexEngine {
     if (prepared.length === 0) return;
     // Embedding is the slow part: done before any lock is taken.
     const { vectors, identity } = await this.replica.read(async (index) => ({
-      vectors: await index.embed(prepared.map((doc) => doc.text)),
+      vectors: await index.embedDocuments(namespace, prepared),
       identity: index.embedderIdentity(),
     }));
     await this.replica.write(async (trx, head) => {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { dot } from '../embedded/vector-math.js';
+import { termTrigrams } from '../query/analyzer.js';
 import { createBuiltinEmbedder } from './builtin-embedder.js';
+import { createBuiltinEmbedderV1 } from './builtin-embedder-v1.js';
 import { createBuiltinEnricher, editDistance } from './builtin-enricher.js';
 import { createBuiltinReranker } from './builtin-reranker.js';
 import type { Vocabulary } from './provider-types.js';
@@ -14,10 +16,11 @@ const vocabularyOf = (terms: string[]): Vocabulary => ({
 describe('builtin embedder', () => {
   const embedder = createBuiltinEmbedder();
 
-  it('is deterministic, L2-normalized and 256-dimensional by default', async () => {
+  it('is deterministic, L2-normalized and 512-dimensional by default', async () => {
     const [a, b] = await embedder.embed(['Hybrid search engine', 'Hybrid search engine']);
-    expect(embedder.dimensions).toBe(256);
-    expect(a).toHaveLength(256);
+    expect(embedder.dimensions).toBe(512);
+    expect(embedder.name).toBe('builtin-hash-v2/512');
+    expect(a).toHaveLength(512);
     expect(Array.from(a)).toEqual(Array.from(b));
     expect(dot(a, a)).toBeCloseTo(1, 5);
     expect((await createBuiltinEmbedder(64).embed(['x']))[0]).toHaveLength(64);
@@ -41,6 +44,35 @@ describe('builtin embedder', () => {
     expect(dot(a, d)).toBeCloseTo(1, 5);
   });
 
+  it('weights words by the namespace statistics: a word in every document counts for little', async () => {
+    // 1000 documents; "telescope" and "mitochondria" occur in 3, every other word in all of them.
+    const rare = ['telescop', 'mitochondria'];
+    const rareTrigrams = new Set(rare.flatMap((term) => termTrigrams(term)));
+    const statistics = {
+      documentCount: 1000,
+      documentFrequency: (term: string) => (rare.includes(term) ? 3 : 1000),
+      trigramFrequency: (trigram: string) => (rareTrigrams.has(trigram) ? 3 : 1000),
+    };
+    const texts = ['study of the telescope', 'study of mitochondria'];
+    const [plainA, plainB] = await embedder.embed(texts);
+    const [weightedA, weightedB] = await embedder.embed(texts, statistics);
+    expect(dot(plainA, plainB)).toBeGreaterThan(0.2);
+    expect(dot(weightedA, weightedB)).toBeLessThan(0.05);
+    expect(embedder.embedTerms!([new Map([['studi', 1]])], statistics)[0]).toHaveLength(512);
+  });
+
+  it('stems its features: inflections of a word embed alike', async () => {
+    const [wars, war, peace] = await embedder.embed(['star wars', 'star war', 'star peace']);
+    expect(dot(wars, war)).toBeCloseTo(1, 5);
+    expect(dot(wars, peace)).toBeLessThan(0.8);
+  });
+
+  it('keeps the first builtin embedder for indexes made with it', async () => {
+    const v1 = createBuiltinEmbedderV1();
+    expect([v1.name, v1.dimensions]).toEqual(['builtin-hash-v1/256', 256]);
+    expect((await v1.embed(['x']))[0]).toHaveLength(256);
+  });
+
   it('embeds empty text as the zero vector', async () => {
     const [empty] = await embedder.embed(['']);
     expect(dot(empty, empty)).toBe(0);
@@ -50,7 +82,7 @@ describe('builtin embedder', () => {
 describe('builtin reranker', () => {
   const reranker = createBuiltinReranker();
 
-  it('prefers exact phrase, full coverage and a matching short field', async () => {
+  it('prefers adjacent query words, then full coverage of the query', async () => {
     const docs = [
       { id: 'scattered', text: 'a search for many things\nsome engine parts and more text about cars' },
       { id: 'phrase', text: 'Search engine\nbuilding a search engine from scratch' },
@@ -66,6 +98,29 @@ describe('builtin reranker', () => {
     for (const score of scores) expect(score).toBeGreaterThanOrEqual(0);
     for (const score of scores) expect(score).toBeLessThanOrEqual(1);
     expect(await reranker.rerank('search engine', docs)).toEqual(scores);
+  });
+
+  it('weights query words by the namespace statistics', async () => {
+    const docs = [
+      { id: 'common', text: 'the effect of treatment' },
+      { id: 'rare', text: 'the effect of metformin' },
+    ];
+    const statistics = {
+      documentCount: 1000,
+      documentFrequency: (term: string) => (term === 'metformin' ? 2 : 800),
+      trigramFrequency: () => 0,
+    };
+    const [common, rare] = await reranker.rerank('metformin treatment', docs, statistics);
+    expect(rare).toBeGreaterThan(common);
+  });
+
+  it('adds to the first-stage score without overturning a clear winner', async () => {
+    const docs = [
+      { id: 'first', text: 'alpha', score: 0.9 },
+      { id: 'matching', text: 'alpha beta', score: 0.5 },
+    ];
+    const [first, matching] = await reranker.rerank('alpha beta', docs);
+    expect(first).toBeGreaterThan(matching);
   });
 
   it('blends in the first-stage score', async () => {

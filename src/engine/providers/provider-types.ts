@@ -10,13 +10,30 @@ export interface EngineLogger {
   error(obj: object, msg?: string): void;
 }
 
+/**
+ * Statistics of the namespace a text is embedded for, over its live documents. Lexical embedders
+ * weight their features by them (rare terms count more); model embedders ignore them.
+ */
+export interface TermStatistics {
+  readonly documentCount: number;
+  /** Documents holding the (stemmed) term. */
+  documentFrequency(term: string): number;
+  /** Occurrences of a character trigram (see analyzer.ts `termTrigrams`) over the distinct terms of the documents. */
+  trigramFrequency(trigram: string): number;
+}
+
 /** Turns texts into vectors. Vectors need not be normalized; the engine L2-normalizes them. */
 export interface Embedder {
   /** Identifies the model; stored with each index so a different model is refused at open. */
   readonly name: string;
   /** Undefined until known (an HTTP embedder without configured dimensions learns them on first use). */
   readonly dimensions: number | undefined;
-  embed(texts: string[]): Promise<Float32Array[]>;
+  embed(texts: string[], statistics?: TermStatistics): Promise<Float32Array[]>;
+  /**
+   * Lexical embedders only: the vectors of texts already analyzed into (stemmed) term
+   * frequencies, which saves analyzing documents twice on the write path.
+   */
+  embedTerms?(terms: readonly ReadonlyMap<string, number>[], statistics?: TermStatistics): Float32Array[];
 }
 
 export interface RerankDocument {
@@ -29,8 +46,11 @@ export interface RerankDocument {
 
 /** Re-scores candidates with a stronger (slower) model. */
 export interface Reranker {
-  /** Scores aligned with `docs`, each 0..1, higher is more relevant. */
-  rerank(query: string, docs: RerankDocument[]): Promise<number[]>;
+  /**
+   * Scores aligned with `docs`, each 0..1, higher is more relevant. `statistics` are the
+   * namespace's (the builtin scorer weights query words by them; model rerankers ignore them).
+   */
+  rerank(query: string, docs: RerankDocument[], statistics?: TermStatistics): Promise<number[]>;
 }
 
 /** The words of one namespace's full-text index, for spelling suggestions. */

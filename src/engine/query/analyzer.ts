@@ -44,6 +44,27 @@ export function stemToken(token: string): string {
   return term;
 }
 
+const MAX_CACHED_TRIGRAMS = 100_000;
+const trigramCache = new Map<string, readonly string[]>();
+
+/**
+ * The character trigrams of a term with word boundaries (`#` before and after): "war" →
+ * "#wa", "war", "ar#". Subword features for typo and morphology tolerance (builtin embedder) and
+ * their statistics (the full-text index counts them).
+ */
+export function termTrigrams(term: string): readonly string[] {
+  let grams = trigramCache.get(term);
+  if (grams === undefined) {
+    const padded = `#${term}#`;
+    const out: string[] = [];
+    for (let i = 0; i + 3 <= padded.length; i++) out.push(padded.slice(i, i + 3));
+    grams = out;
+    if (trigramCache.size >= MAX_CACHED_TRIGRAMS) trigramCache.clear();
+    trigramCache.set(term, grams);
+  }
+  return grams;
+}
+
 /** One document's analysis: weighted term frequencies and weighted length (integers). */
 export interface AnalyzedDocument {
   terms: Map<string, number>;

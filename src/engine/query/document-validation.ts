@@ -1,5 +1,6 @@
 import { AppError } from '../../errors.js';
 import type { DocumentInput, JsonObject } from '../contract.js';
+import { type AnalyzedDocument, analyzeFields } from './analyzer.js';
 import { FIELD_SEPARATOR, textFields } from './text-tokens.js';
 
 /** Per-document limits, enforced before anything is embedded or written. */
@@ -18,6 +19,8 @@ export interface PreparedDocument {
   fields: string[];
   /** The fields joined by newlines: what gets embedded and reranked. */
   text: string;
+  /** The fields analyzed for full-text search (and lexical embedders), once. */
+  analysis: AnalyzedDocument;
 }
 
 /**
@@ -66,7 +69,14 @@ function prepareDocument(doc: Partial<DocumentInput> | null, position: number): 
       `metadata is ${metadataBytes} bytes; the limit is ${DOCUMENT_LIMITS.metadataMaxBytes}`,
     );
   }
-  return { id, content: JSON.stringify(content), metadata: metadataJson, fields, text };
+  return {
+    id,
+    content: JSON.stringify(content),
+    metadata: metadataJson,
+    fields,
+    text,
+    analysis: analyzeFields(fields),
+  };
 }
 
 function isPlainObject(value: unknown): value is JsonObject {
@@ -98,5 +108,5 @@ export function checkVectorLimit(maxVectorCount: number, before: number, after: 
 /** A stored document (content and metadata as JSON text) in the prepared form. */
 export function preparedFromStored(id: string, content: string, metadata: string | null): PreparedDocument {
   const fields = textFields(JSON.parse(content) as JsonObject);
-  return { id, content, metadata, fields, text: fields.join(FIELD_SEPARATOR) };
+  return { id, content, metadata, fields, text: fields.join(FIELD_SEPARATOR), analysis: analyzeFields(fields) };
 }

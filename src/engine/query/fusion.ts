@@ -1,4 +1,4 @@
-import type { Reranker } from '../providers/provider-types.js';
+import type { Reranker, TermStatistics } from '../providers/provider-types.js';
 
 /** A document version (its label) with a score, in the 0..1 range once fused. */
 export interface Candidate {
@@ -21,11 +21,18 @@ export const RERANK_WINDOW = 50;
 
 /**
  * Fuses both signals into one score per candidate, best first:
- * - semantic = (1 + cosine) / 2, Upstash Vector's COSINE score (absolute: comparable across
- *   queries, and every vector neighbour keeps a positive score);
+ * - semantic = (1 + cosine) / 2, Upstash Vector's COSINE score: absolute, so comparable across
+ *   queries, and a side whose similarities are uninformative (all alike) moves every candidate by
+ *   about the same amount and cannot reorder strong keyword matches;
  * - fulltext = BM25 / best BM25 in the namespace for this query (relative: BM25 has no fixed scale,
  *   so the best keyword match gets 1 and a document without any query term gets 0);
  * - score = w·semantic + (1−w)·fulltext with w = semanticWeight, so 0..1.
+ * Measured on SciFact with the builtin embedder (search at semanticWeight 0.25/0.5/0.75): this
+ * scored 0.698/0.706/0.703 nDCG@10 against 0.694 for full text alone. Normalizing the semantic
+ * side per query instead (min-max above the namespace's mean similarity, z-scores of both lists,
+ * or reciprocal-rank fusion) stretches small, noisy cosine differences to the full range, and all
+ * fell below full text alone at higher weights (RRF: 0.619 at 0.75), which is exactly how a weak
+ * vector side pushes good keyword hits down.
  */
 export function fuse(labels: Iterable<number>, signals: CandidateSignals, weight: number): Candidate[] {
   const ranked: Candidate[] = [];
@@ -46,9 +53,10 @@ export async function rerankCandidates(
   query: string,
   window: Candidate[],
   textOf: (label: number) => { id: string; text: string },
+  statistics?: TermStatistics,
 ): Promise<Candidate[]> {
   const docs = window.map((candidate) => ({ ...textOf(candidate.label), score: candidate.score }));
-  const scores = await reranker.rerank(query, docs);
+  const scores = await reranker.rerank(query, docs, statistics);
   return window.map((candidate, i) => ({ ...candidate, score: clamp01(scores[i] ?? 0) })).sort(byScore);
 }
 

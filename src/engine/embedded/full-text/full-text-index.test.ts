@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeQuery } from '../../query/analyzer.js';
+import { analyzeFields, analyzeQuery } from '../../query/analyzer.js';
 import { FullTextIndex } from './full-text-index.js';
 
 /** mulberry32: a seeded generator, so the random corpora are the same on every run. */
@@ -29,7 +29,7 @@ describe('full-text index', () => {
   it('ranks exactly as exhaustive BM25 (same top k, same scores) for many random queries', () => {
     const docs = corpus(3000, 7);
     const index = new FullTextIndex();
-    for (const [i, fields] of docs.entries()) index.add(i + 1, fields);
+    for (const [i, fields] of docs.entries()) index.add(i + 1, analyzeFields(fields));
     const next = random(99);
     for (let q = 0; q < 200; q++) {
       const query = analyzeQuery(
@@ -47,11 +47,11 @@ describe('full-text index', () => {
   it('stays exact through removals, replacements and compaction', () => {
     const docs = corpus(4000, 3);
     const index = new FullTextIndex();
-    for (const [i, fields] of docs.entries()) index.add(i + 1, fields);
+    for (const [i, fields] of docs.entries()) index.add(i + 1, analyzeFields(fields));
     // Remove 60%: enough to compact at least once; re-add some under new labels (new versions).
     for (let label = 1; label <= 2400; label++) expect(index.remove(label)).toBe(true);
     expect(index.remove(1)).toBe(false);
-    for (let i = 0; i < 300; i++) index.add(10_000 + i, docs[i]);
+    for (let i = 0; i < 300; i++) index.add(10_000 + i, analyzeFields(docs[i]));
     expect(index.size).toBe(4000 - 2400 + 300);
     expect(index.stats().ordinals).toBeLessThan(4300);
     expect(index.has(1)).toBe(false);
@@ -67,7 +67,7 @@ describe('full-text index', () => {
   it('restricts to a filter set, by direct scoring or with pruning', () => {
     const docs = corpus(6000, 11);
     const index = new FullTextIndex();
-    for (const [i, fields] of docs.entries()) index.add(i + 1, fields);
+    for (const [i, fields] of docs.entries()) index.add(i + 1, analyzeFields(fields));
     const query = analyzeQuery(docs[0][0]);
     for (const share of [0.01, 0.9]) {
       const allowed = new Set(docs.map((_, i) => i + 1).filter((label) => (label * 7919) % 1000 < share * 1000));
@@ -81,10 +81,10 @@ describe('full-text index', () => {
 
   it('stems words, folds diacritics, drops stop words unless the query has nothing else', () => {
     const index = new FullTextIndex();
-    index.add(1, ['Star Wars']);
-    index.add(2, ['Amélie']);
-    index.add(3, ['The Lord of the Rings']);
-    index.add(4, ['Studies of war']);
+    index.add(1, analyzeFields(['Star Wars']));
+    index.add(2, analyzeFields(['Amélie']));
+    index.add(3, analyzeFields(['The Lord of the Rings']));
+    index.add(4, analyzeFields(['Studies of war']));
     expect(index.search(analyzeQuery('war'), 5).map((hit) => hit.label)).toEqual([1, 4]);
     expect(index.search(analyzeQuery('AMELIE'), 5).map((hit) => hit.label)).toEqual([2]);
     expect(index.search(analyzeQuery('study'), 5).map((hit) => hit.label)).toEqual([4]);
@@ -101,15 +101,15 @@ describe('full-text index', () => {
   it('weights a short field (a title) above the same word in a long body', () => {
     const index = new FullTextIndex();
     const filler = Array.from({ length: 40 }, (_, i) => `filler${i}`).join(' ');
-    index.add(1, ['An unrelated title', `${filler} telescope ${filler}`]);
-    index.add(2, ['The telescope', `${filler} mirror ${filler}`]);
+    index.add(1, analyzeFields(['An unrelated title', `${filler} telescope ${filler}`]));
+    index.add(2, analyzeFields(['The telescope', `${filler} mirror ${filler}`]));
     expect(index.search(analyzeQuery('telescope'), 2).map((hit) => hit.label)).toEqual([2, 1]);
   });
 
   it('scores given labels and suggests spellings from its own vocabulary', () => {
     const index = new FullTextIndex();
-    index.add(1, ['clownfish live in anemones']);
-    index.add(2, ['the coral reef']);
+    index.add(1, analyzeFields(['clownfish live in anemones']));
+    index.add(2, analyzeFields(['the coral reef']));
     const scores = index.scores(analyzeQuery('clownfish reef'), [1, 2, 3]);
     expect([...scores.keys()].sort()).toEqual([1, 2]);
     expect(index.spellingCandidates('clownfsh', 1)).toContain('clownfish');

@@ -1,4 +1,5 @@
-import { type AnalyzedQuery, analyzeFields, STOP_WORDS } from '../../query/analyzer.js';
+import type { TermStatistics } from '../../providers/provider-types.js';
+import { type AnalyzedDocument, type AnalyzedQuery, STOP_WORDS, termTrigrams } from '../../query/analyzer.js';
 import { type Scored, TopK } from '../vector-math.js';
 import { PostingList } from './posting-list.js';
 import { MIN_WORD_LENGTH, SpellingIndex } from './spelling-index.js';
@@ -34,7 +35,7 @@ interface QueryTerm {
  * scoring every match ({@link searchExhaustive}), ties by label. Removed documents are skipped
  * until enough of them accumulate for a compaction.
  */
-export class FullTextIndex {
+export class FullTextIndex implements TermStatistics {
   private readonly termIds = new Map<string, number>();
   private terms: string[] = [];
   /** A folded word (surface form) seen for each term, for spelling suggestions. */
@@ -53,20 +54,32 @@ export class FullTextIndex {
   private totalLength = 0;
   private readonly ordinalOf = new Map<number, number>();
   private spelling = new SpellingIndex();
+  /** Character trigrams of the terms (ids), and how often each occurs over the live documents' distinct terms. */
+  private readonly trigramIds = new Map<string, number>();
+  private trigramsOfTerm: Int32Array[] = [];
+  private trigramCounts = new Int32Array(1024);
 
   /** Live documents. */
   get size(): number {
     return this.liveDocuments;
   }
 
+  get documentCount(): number {
+    return this.liveDocuments;
+  }
+
+  trigramFrequency(trigram: string): number {
+    const id = this.trigramIds.get(trigram);
+    return id === undefined ? 0 : this.trigramCounts[id];
+  }
+
   has(label: number): boolean {
     return this.ordinalOf.has(label);
   }
 
-  /** Indexes a document version; `fields` are its text fields in order. */
-  add(label: number, fields: readonly string[]): void {
+  /** Indexes a document version, given its analysis (analyzer.ts `analyzeFields`). */
+  add(label: number, analyzed: AnalyzedDocument): void {
     if (this.ordinalOf.has(label)) return;
-    const analyzed = analyzeFields(fields);
     const ordinal = this.ordinals++;
     this.ensureDocuments(this.ordinals);
     this.ensureForward(this.forwardUsed + analyzed.terms.size);
@@ -78,6 +91,7 @@ export class FullTextIndex {
     for (const [term, tf] of analyzed.terms) {
       const id = this.termId(term, analyzed.surfaces.get(term)!);
       this.lists[id].add(ordinal, tf, analyzed.length);
+      this.countTrigrams(id, 1);
       this.forwardTerms[this.forwardUsed] = id;
       this.forwardTfs[this.forwardUsed] = Math.min(tf, 0xffff);
       this.forwardUsed++;
@@ -96,7 +110,10 @@ export class FullTextIndex {
     this.liveDocuments--;
     this.totalLength -= this.lengths[ordinal];
     const start = this.forwardStart[ordinal];
-    for (let i = start; i < start + this.forwardCount[ordinal]; i++) this.lists[this.forwardTerms[i]].df--;
+    for (let i = start; i < start + this.forwardCount[ordinal]; i++) {
+      this.lists[this.forwardTerms[i]].df--;
+      this.countTrigrams(this.forwardTerms[i], -1);
+    }
     if (this.ordinals - this.liveDocuments > Math.max(1024, this.ordinals / 4)) this.compact();
     return true;
   }
@@ -305,8 +322,23 @@ export class FullTextIndex {
       this.surfaces.push(surface);
       this.lists.push(new PostingList());
       this.spelling.add(id, surface);
+      this.trigramsOfTerm.push(Int32Array.from(termTrigrams(term), (trigram) => this.trigramId(trigram)));
     }
     return id;
+  }
+
+  private trigramId(trigram: string): number {
+    let id = this.trigramIds.get(trigram);
+    if (id === undefined) {
+      id = this.trigramIds.size;
+      this.trigramIds.set(trigram, id);
+      if (id === this.trigramCounts.length) this.trigramCounts = grow(this.trigramCounts, new Int32Array(id * 2));
+    }
+    return id;
+  }
+
+  private countTrigrams(termId: number, delta: number): void {
+    for (const trigram of this.trigramsOfTerm[termId]) this.trigramCounts[trigram] += delta;
   }
 
   /** Rewrites posting lists, forward index and dictionary without removed documents and dead terms. */
@@ -327,6 +359,7 @@ export class FullTextIndex {
     this.terms = [];
     this.surfaces = [];
     this.lists = [];
+    this.trigramsOfTerm = [];
     this.spelling = new SpellingIndex();
     this.ordinalOf.clear();
     this.labels = new Float64Array(Math.max(1024, this.liveDocuments));
@@ -378,7 +411,7 @@ export class FullTextIndex {
   }
 }
 
-function grow<T extends Uint8Array | Uint16Array | Uint32Array | Float64Array>(from: T, to: T): T {
+function grow<T extends Uint8Array | Uint16Array | Uint32Array | Int32Array | Float64Array>(from: T, to: T): T {
   to.set(from as never);
   return to;
 }

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import Database from 'better-sqlite3';
 import type { EngineStats, IndexEngine, IndexSummary, SearchEngine } from '../contract.js';
+import { CpuTurns } from '../cpu-turns.js';
 import { createBuiltinEnricher } from '../providers/builtin-enricher.js';
 import { createBuiltinReranker } from '../providers/builtin-reranker.js';
 import type { Embedder, EngineLogger, Enricher, Reranker } from '../providers/provider-types.js';
@@ -75,6 +76,7 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): EmbeddedEn
     indexingBatchSize: options.indexingBatchSize ?? 64,
     persistIntervalMs: options.persistIntervalMs ?? 30_000,
     onEmbed: options.onEmbed,
+    turns: new CpuTurns(),
   };
   const folder = (indexId: string) => indexFolder(options.dataDir, indexId);
   const indexes = new OpenIndexes<EmbeddedIndex>(

@@ -15,6 +15,7 @@ import type {
   SearchRequest,
   UpsertOptions,
 } from '../contract.js';
+import type { CpuTurns } from '../cpu-turns.js';
 import type { Embedder, EngineLogger, Enricher, Reranker } from '../providers/provider-types.js';
 import { type PreparedDocument, prepareDocuments } from '../query/document-validation.js';
 import { parseFilter } from '../query/filter-parser.js';
@@ -49,6 +50,8 @@ export interface IndexSettings {
   indexingBatchSize: number;
   persistIntervalMs: number;
   onEmbed?: (seconds: number, texts: number) => void;
+  /** The engine's turns for CPU-heavy search sections (one main thread for every index). */
+  turns: CpuTurns;
 }
 
 /**
@@ -95,6 +98,7 @@ export class EmbeddedIndex implements IndexEngine {
       },
       text: (nsId) => this.textOf(nsId),
       filterMatches: (nsId, source, filter) => this.filterMatches.get(nsId, source, filter),
+      turn: (section) => settings.turns.run(section),
     };
     this.persistTimer = setInterval(() => {
       for (const vectors of this.vectors.values()) void vectors.persist();

@@ -104,8 +104,18 @@ export class IndexEmbedder {
   }
 }
 
+/**
+ * A batch weighs in the statistics only while the namespace is small; past this many times the
+ * batch's size, its share of the counts is too small to change any weight that matters.
+ */
+const BATCH_SHARE_LIMIT = 20;
+
 /** Statistics of a namespace with a batch of documents added to it. */
-function withDocuments(base: TermStatistics | undefined, docs: readonly PreparedDocument[]): TermStatistics {
+function withDocuments(
+  base: TermStatistics | undefined,
+  docs: readonly PreparedDocument[],
+): TermStatistics | undefined {
+  if (base && base.documentCount >= BATCH_SHARE_LIMIT * docs.length) return base;
   const df = new Map<string, number>();
   const trigrams = new Map<string, number>();
   for (const doc of docs) {

@@ -10,7 +10,7 @@ import type { DocumentStore } from './document-store.js';
 import { compileFilter, type SqlFragment } from './filter-sql.js';
 import type { FullTextIndex } from './full-text/full-text-index.js';
 import type { NamespaceVectors } from './namespace-vectors.js';
-import { semanticCandidates, similarities } from './semantic-candidates.js';
+import { semanticCandidates, similarities, type Turn } from './semantic-candidates.js';
 
 /** What a search needs from the index it runs in. */
 export interface SearchContext {
@@ -25,6 +25,8 @@ export interface SearchContext {
   text(nsId: number): FullTextIndex;
   /** Labels of the namespace's documents matching a filter (source text + compiled form). */
   filterMatches(nsId: number, source: string, filter: SqlFragment): Set<number>;
+  /** Runs a CPU-heavy section of a search in its turn, so writes never queue behind searches. */
+  turn: Turn;
 }
 
 /** Extra rows read beyond the window, so a few candidates deleted meanwhile cost no second read. */
@@ -65,43 +67,48 @@ export async function search(
   const vectors = weight > 0 ? await context.vectors(nsId) : undefined;
 
   // Labels are never reused, so the filter matches stay valid across the graph search's await.
-  const matches = filter ? context.filterMatches(nsId, filterText, filter) : undefined;
+  const { turn } = context;
+  const matches = filter ? await turn(() => context.filterMatches(nsId, filterText, filter)) : undefined;
   const semanticMatches = vectors
-    ? await semanticCandidates(store, vectors, queryVector!, depth, matches, store.documentCount(nsId))
+    ? await semanticCandidates(store, vectors, queryVector!, depth, matches, store.documentCount(nsId), turn)
     : [];
-  // The graph may still hold versions deleted or replaced since; the full-text index is current.
-  const semantic = new Map(semanticMatches.filter((m) => text.has(m.label)).map((m) => [m.label, m.score]));
-  const analyzed = analyzeQuery(query);
-  const textTop = text.search(analyzed, depth, matches);
-  const textScores = new Map(textTop.map((m) => [m.label, m.score]));
-  if (weight < 1) {
-    const unscored = [...semantic.keys()].filter((label) => !textScores.has(label));
-    for (const [label, score] of text.scores(analyzed, unscored)) textScores.set(label, score);
-  }
-  if (queryVector) {
-    const unscored = textTop.filter((m) => !semantic.has(m.label)).map((m) => m.label);
-    for (const [label, score] of similarities(store, queryVector, unscored)) semantic.set(label, score);
-  }
-  const labels = new Set([...semantic.keys(), ...textTop.map((m) => m.label)]);
-  const ranked = fuse(labels, { semantic, text: textScores, bestText: textTop[0]?.score ?? 0 }, weight);
-
   const wanted = request.reranking ? Math.max(request.topK, RERANK_WINDOW) : request.topK;
-  const { window, rows } = readLive(store, ranked, wanted, {
-    includeData: request.includeData || request.reranking,
-    includeMetadata: request.includeMetadata,
+  const { window, rows } = await turn(() => {
+    // The graph may still hold versions deleted or replaced since; the full-text index is current.
+    const semantic = new Map(semanticMatches.filter((m) => text.has(m.label)).map((m) => [m.label, m.score]));
+    const analyzed = analyzeQuery(query);
+    const textTop = text.search(analyzed, depth, matches);
+    const textScores = new Map(textTop.map((m) => [m.label, m.score]));
+    if (weight < 1) {
+      const unscored = [...semantic.keys()].filter((label) => !textScores.has(label));
+      for (const [label, score] of text.scores(analyzed, unscored)) textScores.set(label, score);
+    }
+    if (queryVector) {
+      const unscored = textTop.filter((m) => !semantic.has(m.label)).map((m) => m.label);
+      for (const [label, score] of similarities(store, queryVector, unscored)) semantic.set(label, score);
+    }
+    const labels = new Set([...semantic.keys(), ...textTop.map((m) => m.label)]);
+    const ranked = fuse(labels, { semantic, text: textScores, bestText: textTop[0]?.score ?? 0 }, weight);
+    return readLive(store, ranked, wanted, {
+      includeData: request.includeData || request.reranking,
+      includeMetadata: request.includeMetadata,
+    });
   });
   let top = window;
   if (request.reranking && window.length > 0) {
-    top = await rerankCandidates(
-      context.reranker,
-      query,
-      window,
-      (label) => {
-        const row = rows.get(label)!;
-        return { id: row.id, text: flattenText(JSON.parse(row.content!) as JsonObject) };
-      },
-      text,
-    );
+    const rerank = () =>
+      rerankCandidates(
+        context.reranker,
+        query,
+        window,
+        (label) => {
+          const row = rows.get(label)!;
+          return { id: row.id, text: flattenText(JSON.parse(row.content!) as JsonObject) };
+        },
+        text,
+      );
+    // A reranker on this thread is CPU work like the rest; a remote one is I/O, which needs no turn.
+    top = await (context.reranker.local ? turn(rerank) : rerank());
   }
   const hits: SearchHit[] = top
     .slice(0, request.topK)

@@ -29,9 +29,15 @@ export async function semanticCandidates(
   k: number,
   matches: Set<number> | undefined,
   documentCount: number,
+  turn: Turn = runNow,
 ): Promise<Scored[]> {
-  return rescore(store, query, await approximateCandidates(store, vectors, query, k, matches, documentCount), k);
+  const candidates = await approximateCandidates(store, vectors, query, k, matches, documentCount, turn);
+  return turn(() => rescore(store, query, candidates, k));
 }
+
+/** Runs a CPU-heavy section when it is this search's turn (see cpu-turns.ts). */
+export type Turn = <T>(section: () => T) => Promise<T>;
+const runNow: Turn = async (section) => section();
 
 /**
  * The final cosine of candidates, computed the same way for all (the graph's float32 SIMD distances
@@ -56,13 +62,15 @@ async function approximateCandidates(
   k: number,
   matches: Set<number> | undefined,
   documentCount: number,
+  turn: Turn,
 ): Promise<Scored[]> {
   // Each graph search runs in the worker while the pending vectors are scanned here.
   if (!matches) {
     const graph = vectors.nearest(query, k);
-    return merge(await graph, vectors.nearestPending(query, k), k);
+    const pending = await turn(() => vectors.nearestPending(query, k));
+    return merge(await graph, pending, k);
   }
-  if (matches.size <= EXACT_FILTER_LIMIT) return exact(store, query, [...matches], k);
+  if (matches.size <= EXACT_FILTER_LIMIT) return turn(() => exact(store, query, [...matches], k));
   const accept = (label: number) => matches.has(label);
   const wanted = Math.min(k, matches.size);
   const selectivity = matches.size / Math.max(documentCount, matches.size);
@@ -70,7 +78,7 @@ async function approximateCandidates(
   const first = oversample
     ? vectors.nearest(query, Math.ceil((1.5 * k) / selectivity), undefined, k)
     : vectors.nearest(query, k, matches);
-  const pending = vectors.nearestPending(query, k, accept);
+  const pending = await turn(() => vectors.nearestPending(query, k, accept));
   if (oversample) {
     const found = merge(
       (await first).filter((hit) => accept(hit.label)),
@@ -80,7 +88,7 @@ async function approximateCandidates(
     if (found.length >= wanted) return found;
   }
   const found = merge(await (oversample ? vectors.nearest(query, k, matches) : first), pending, k);
-  return found.length >= wanted ? found : exact(store, query, [...matches], k);
+  return found.length >= wanted ? found : turn(() => exact(store, query, [...matches], k));
 }
 
 /** Exact cosine of the stored vectors of `labels` (labels that no longer exist are skipped). */

@@ -61,8 +61,9 @@ function vectorOf(
     const df = statistics ? statistics.documentFrequency(term) : 0;
     const termIdf = statistics ? Math.log(1 + (documents - df + 0.5) / (df + 0.5)) : 1;
     add(vector, features.term, TERM_WEIGHT * tf * termIdf);
+    const known = statistics?.trigramFrequencies?.(term);
     for (let i = 0; i < features.trigrams.length; i++) {
-      const occurrences = statistics ? statistics.trigramFrequency(features.trigramTexts[i]) : 0;
+      const occurrences = known ? known[i] : statistics ? statistics.trigramFrequency(features.trigramTexts[i]) : 0;
       const trigramIdf = statistics ? Math.log(1 + documents / (occurrences + 1)) : 1;
       add(vector, features.trigrams[i], tf * trigramIdf);
     }

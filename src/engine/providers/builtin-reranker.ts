@@ -23,7 +23,7 @@ const EVIDENCE_WEIGHT = 0.1;
  * which favours short documents that happen to mention the words together.
  */
 export function createBuiltinReranker(): Reranker {
-  return { rerank: async (query, docs, statistics) => rerankSync(query, docs, statistics) };
+  return { local: true, rerank: async (query, docs, statistics) => rerankSync(query, docs, statistics) };
 }
 
 function rerankSync(query: string, docs: RerankDocument[], statistics?: TermStatistics): number[] {

@@ -20,6 +20,11 @@ export interface TermStatistics {
   documentFrequency(term: string): number;
   /** Occurrences of a character trigram (see analyzer.ts `termTrigrams`) over the distinct terms of the documents. */
   trigramFrequency(trigram: string): number;
+  /**
+   * Optional fast path: the frequencies of all of a known term's trigrams, in `termTrigrams`
+   * order (undefined when the term is unknown).
+   */
+  trigramFrequencies?(term: string): ArrayLike<number> | undefined;
 }
 
 /** Turns texts into vectors. Vectors need not be normalized; the engine L2-normalizes them. */
@@ -46,6 +51,8 @@ export interface RerankDocument {
 
 /** Re-scores candidates with a stronger (slower) model. */
 export interface Reranker {
+  /** Whether it computes on the calling thread (CPU work) rather than calling a service. */
+  readonly local?: boolean;
   /**
    * Scores aligned with `docs`, each 0..1, higher is more relevant. `statistics` are the
    * namespace's (the builtin scorer weights query words by them; model rerankers ignore them).

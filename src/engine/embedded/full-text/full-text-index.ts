@@ -73,6 +73,15 @@ export class FullTextIndex implements TermStatistics {
     return id === undefined ? 0 : this.trigramCounts[id];
   }
 
+  trigramFrequencies(term: string): ArrayLike<number> | undefined {
+    const id = this.termIds.get(term);
+    if (id === undefined) return undefined;
+    const trigrams = this.trigramsOfTerm[id];
+    const counts = new Array<number>(trigrams.length);
+    for (let i = 0; i < trigrams.length; i++) counts[i] = this.trigramCounts[trigrams[i]];
+    return counts;
+  }
+
   has(label: number): boolean {
     return this.ordinalOf.has(label);
   }

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { CpuTurns } from './cpu-turns.js';
+
+/** A section that keeps the thread busy for `ms`, then records its name. */
+const busy = (log: string[], name: string, ms = 5) => () => {
+  const end = performance.now() + ms;
+  while (performance.now() < end);
+  log.push(name);
+  return name;
+};
+
+describe('CPU turns', () => {
+  it('runs a section at once when no other runs or waits', async () => {
+    const log: string[] = [];
+    const result = new CpuTurns().run(busy(log, 'a', 0));
+    expect(log).toEqual(['a']); // synchronously, no hop
+    expect(await result).toBe('a');
+  });
+
+  it('lets the event loop handle other work between queued sections', async () => {
+    const turns = new CpuTurns();
+    const log: string[] = [];
+    const sections = Promise.all(['a', 'b', 'c'].map((name) => turns.run(busy(log, name))));
+    // Work that arrives while the first section runs (an upsert's I/O callback, say).
+    setImmediate(() => log.push('other work'));
+    await sections;
+    expect(log).toEqual(['a', 'other work', 'b', 'c']);
+  });
+
+  it('keeps order and releases its turn when a section throws', async () => {
+    const turns = new CpuTurns();
+    const log: string[] = [];
+    const failing = turns.run(() => {
+      throw new Error('boom');
+    });
+    const after = turns.run(busy(log, 'after', 0));
+    await expect(failing).rejects.toThrow('boom');
+    expect(await after).toBe('after');
+  });
+});

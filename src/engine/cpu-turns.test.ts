@@ -2,12 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { CpuTurns } from './cpu-turns.js';
 
 /** A section that keeps the thread busy for `ms`, then records its name. */
-const busy = (log: string[], name: string, ms = 5) => () => {
-  const end = performance.now() + ms;
-  while (performance.now() < end);
-  log.push(name);
-  return name;
-};
+const busy =
+  (log: string[], name: string, ms = 5) =>
+  () => {
+    const end = performance.now() + ms;
+    while (performance.now() < end);
+    log.push(name);
+    return name;
+  };
 
 describe('CPU turns', () => {
   it('runs a section at once when no other runs or waits', async () => {

@@ -56,6 +56,8 @@ export interface Config {
   meteringFlushMs: number;
   /** Indexes kept open on this node while idle (file descriptors, memory). */
   maxOpenIndexes: number;
+  /** Worker threads holding vector graphs; each namespace has one graph segment per worker. */
+  vectorWorkers?: number;
   embeddings: EmbeddingsConfig;
   rerank: HttpServiceConfig;
   enrichment: HttpServiceConfig;
@@ -213,6 +215,10 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     bodyLimitBytes: int(env.SEARCHPLANE_BODY_LIMIT_BYTES, 'SEARCHPLANE_BODY_LIMIT_BYTES', 1_048_576, 1024, 1 << 30),
     meteringFlushMs: int(env.SEARCHPLANE_METERING_FLUSH_MS, 'SEARCHPLANE_METERING_FLUSH_MS', 1000, 10, 60_000),
     maxOpenIndexes: int(env.SEARCHPLANE_MAX_OPEN_INDEXES, 'SEARCHPLANE_MAX_OPEN_INDEXES', 64, 1, 100_000),
+    vectorWorkers:
+      env.SEARCHPLANE_VECTOR_WORKERS === undefined || env.SEARCHPLANE_VECTOR_WORKERS === ''
+        ? undefined
+        : int(env.SEARCHPLANE_VECTOR_WORKERS, 'SEARCHPLANE_VECTOR_WORKERS', 1, 1, 64),
     embeddings: {
       provider,
       url: embeddingsUrl,

@@ -22,6 +22,7 @@ export function engineOptions(config: Config, dataDir: string, logger: EngineLog
     enricher: createEnricher({ ...config.enrichment, logger }),
     logger,
     maxOpenIndexes: config.maxOpenIndexes,
+    vectorWorkers: config.vectorWorkers,
     onEmbed: (seconds) => embedSeconds.observe(seconds),
   };
 }

@@ -17,9 +17,12 @@ export function tempDir(): { dir: string; remove: () => void } {
   return { dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** An embedded engine with the builtin embedder over `dataDir`. */
+/**
+ * An embedded engine with the builtin embedder over `dataDir`, with two vector workers whatever
+ * the machine (so each namespace has two graph files, `vectors-<ns>.0-of-2.hnsw` and `.1-of-2`).
+ */
 export function testEngine(dataDir: string, options: Partial<EmbeddedEngineOptions> = {}): SearchEngine {
-  return createEmbeddedEngine({ dataDir, embedder: createBuiltinEmbedder(), ...options });
+  return createEmbeddedEngine({ dataDir, embedder: createBuiltinEmbedder(), vectorWorkers: 2, ...options });
 }
 
 /** A search request with the engine's neutral defaults. */

@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import Database from 'better-sqlite3';
 import type { EngineStats, IndexEngine, IndexSummary, SearchEngine } from '../contract.js';
 import { CpuTurns } from '../cpu-turns.js';
@@ -41,10 +42,20 @@ export interface EmbeddedEngineOptions {
   indexingBatchSize?: number;
   /** How often changed HNSW graphs are written to disk (default 30 s). */
   persistIntervalMs?: number;
+  /**
+   * Worker threads holding the HNSW graphs (default: the cores, at most 4). Each namespace's vectors
+   * are split into one graph per worker, so indexing uses every core and searches ask all graphs at
+   * once. Changing it rebuilds the graphs from SQLite (their files are per segmentation).
+   */
+  vectorWorkers?: number;
 }
 
 const silentLogger: EngineLogger = { info() {}, warn() {}, error() {} };
 export const DEFAULT_MAX_OPEN_INDEXES = 64;
+
+function defaultVectorWorkers(): number {
+  return Math.max(1, Math.min(4, availableParallelism()));
+}
 
 /** The embedded engine plus what the PostgreSQL engine needs of it to keep replicas. */
 export interface EmbeddedEngine extends SearchEngine {
@@ -67,7 +78,7 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): EmbeddedEn
     reranker: options.reranker ?? createBuiltinReranker(),
     enricher: options.enricher ?? createBuiltinEnricher(),
     logger,
-    hnswWorker: new HnswWorker(logger),
+    hnswWorkers: Array.from({ length: options.vectorWorkers ?? defaultVectorWorkers() }, () => new HnswWorker(logger)),
     hnsw: {
       m: options.hnsw?.m ?? 24,
       efConstruction: options.hnsw?.efConstruction ?? 150,
@@ -150,7 +161,7 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): EmbeddedEn
 
     async close(): Promise<void> {
       await indexes.closeAll();
-      await settings.hnswWorker.terminate();
+      await Promise.all(settings.hnswWorkers.map((worker) => worker.terminate()));
     },
   };
   return engine;

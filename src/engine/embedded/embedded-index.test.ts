@@ -267,8 +267,9 @@ describe('embedded index', () => {
     await indexed(index);
     await index.delete('', { ids: ['d5'] });
     await engine.close();
-    const file = path.join(temp.dir, 'indexes', 'idx', 'vectors-1.hnsw');
-    expect(fs.existsSync(file)).toBe(true);
+    const files = [0, 1].map((i) => path.join(temp.dir, 'indexes', 'idx', `vectors-1.${i}-of-2.hnsw`));
+    const [file] = files;
+    expect(files.map((segment) => fs.existsSync(segment))).toEqual([true, true]);
 
     const reopen = async () => {
       const logs: object[] = [];
@@ -287,10 +288,10 @@ describe('embedded index', () => {
     expect((await index.fetch('', { ids: ['d5'] }, IDS_ONLY))[0]).toBeNull();
     await engine.close();
 
-    fs.rmSync(file);
+    for (const segment of files) fs.rmSync(segment);
     const rebuilt = await reopen();
     expect(rebuilt.info.vectorCount).toBe(299);
-    expect(rebuilt.info.pendingVectorCount).toBe(299); // rebuilt from SQLite in the background...
+    expect(rebuilt.info.pendingVectorCount).toBeGreaterThan(0); // rebuilt from SQLite in the background...
     expect(rebuilt.hits[0].id).toBe('d42'); // ...and searchable meanwhile
     await indexed(index);
     await engine.close();

@@ -1,4 +1,3 @@
-import { rm } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { AppError } from '../../errors.js';
 import type {
@@ -35,8 +34,9 @@ import { FullTextIndex } from './full-text/full-text-index.js';
 import type { HnswWorker } from './hnsw-worker-client.js';
 import { IndexEmbedder } from './index-embedder.js';
 import { databaseFile, folderSize, vectorFile } from './index-files.js';
-import { type HnswSettings, NamespaceVectors } from './namespace-vectors.js';
+import type { HnswSettings } from './namespace-vectors.js';
 import { type SearchContext, search } from './search.js';
+import { removeVectorFiles, SegmentedVectors } from './segmented-vectors.js';
 
 /** Everything an index shares with the engine that opened it. */
 export interface IndexSettings {
@@ -45,8 +45,8 @@ export interface IndexSettings {
   enricher: Enricher;
   logger: EngineLogger;
   hnsw: HnswSettings;
-  /** The engine's HNSW worker thread, which owns the graphs. */
-  hnswWorker: HnswWorker;
+  /** The engine's HNSW worker threads; each namespace keeps one graph segment in each. */
+  hnswWorkers: HnswWorker[];
   indexingBatchSize: number;
   persistIntervalMs: number;
   onEmbed?: (seconds: number, texts: number) => void;
@@ -63,7 +63,7 @@ export interface IndexSettings {
  */
 export class EmbeddedIndex implements IndexEngine {
   private readonly store: DocumentStore;
-  private readonly vectors = new Map<number, NamespaceVectors>();
+  private readonly vectors = new Map<number, SegmentedVectors>();
   /** Full-text indexes of the namespaces searched so far (built from SQLite on first use). */
   private readonly texts = new Map<number, FullTextIndex>();
   private readonly filterMatches: FilterMatches;
@@ -271,21 +271,22 @@ export class EmbeddedIndex implements IndexEngine {
     if (this.closing) throw new AppError('service_unavailable', 'The index is closing or has been dropped');
   }
 
-  private vectorsOf(nsId: number): NamespaceVectors {
+  private vectorsOf(nsId: number): SegmentedVectors {
     let vectors = this.vectors.get(nsId);
     if (!vectors) {
-      const source = {
-        liveLabels: () => this.store.labels('SELECT label FROM documents WHERE ns = ?', nsId),
+      const source = (segment: number, segments: number) => ({
+        liveLabels: () =>
+          this.store.labels('SELECT label FROM documents WHERE ns = ? AND label % ? = ?', nsId, segments, segment),
         vectors: (labels: number[]) => vectorsByLabels(this.store, labels),
-      };
+      });
       const file = vectorFile(this.folder, nsId);
-      vectors = new NamespaceVectors(
+      vectors = new SegmentedVectors(
         file,
         this.embedder.vectorDimensions!,
         this.settings.hnsw,
         source,
         this.settings.logger,
-        this.settings.hnswWorker,
+        this.settings.hnswWorkers,
         this.settings.indexingBatchSize,
       );
       this.vectors.set(nsId, vectors);
@@ -325,7 +326,7 @@ export class EmbeddedIndex implements IndexEngine {
     const vectors = this.vectors.get(nsId);
     this.vectors.delete(nsId);
     if (vectors) await vectors.dispose(true);
-    else await rm(vectorFile(this.folder, nsId), { force: true });
+    else await removeVectorFiles(vectorFile(this.folder, nsId));
   }
 }
 

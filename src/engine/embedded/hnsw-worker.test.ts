@@ -66,8 +66,8 @@ describe('HNSW indexing in the worker thread', () => {
     }
     expect((await index.info()).pendingVectorCount).toBeGreaterThan(0);
     await engine.close();
-    const file = path.join(temp.dir, 'indexes', 'closing', 'vectors-1.hnsw');
-    expect(fs.existsSync(file)).toBe(true);
+    const files = [0, 1].map((i) => path.join(temp.dir, 'indexes', 'closing', `vectors-1.${i}-of-2.hnsw`));
+    expect(files.map((file) => fs.existsSync(file))).toEqual([true, true]);
 
     engine = testEngine(temp.dir, { embedder: syntheticEmbedder });
     index = await engine.open('closing');

@@ -9,7 +9,7 @@ import { type DocumentRow, rowsByLabels, toOutput } from './document-reads.js';
 import type { DocumentStore } from './document-store.js';
 import { compileFilter, type SqlFragment } from './filter-sql.js';
 import type { FullTextIndex } from './full-text/full-text-index.js';
-import type { NamespaceVectors } from './namespace-vectors.js';
+import type { SegmentedVectors } from './segmented-vectors.js';
 import { semanticCandidates, similarities, type Turn } from './semantic-candidates.js';
 
 /** What a search needs from the index it runs in. */
@@ -20,7 +20,7 @@ export interface SearchContext {
   /** The normalized query vector, weighted by the namespace's statistics. */
   embedQuery(nsId: number, query: string): Promise<Float32Array>;
   /** The namespace's vectors, loaded and reconciled. */
-  vectors(nsId: number): Promise<NamespaceVectors>;
+  vectors(nsId: number): Promise<SegmentedVectors>;
   /** The namespace's full-text index, current with every committed write. */
   text(nsId: number): FullTextIndex;
   /** Labels of the namespace's documents matching a filter (source text + compiled form). */

@@ -1,6 +1,7 @@
 import { vectorsByLabels } from './document-reads.js';
 import type { DocumentStore } from './document-store.js';
-import { type NamespaceVectors, TIE_MARGIN } from './namespace-vectors.js';
+import { TIE_MARGIN } from './namespace-vectors.js';
+import type { SegmentedVectors } from './segmented-vectors.js';
 import { bestFirst, dot, type Scored, TopK } from './vector-math.js';
 
 /**
@@ -24,7 +25,7 @@ const OVERSAMPLE_MIN_SELECTIVITY = 0.02;
  */
 export async function semanticCandidates(
   store: DocumentStore,
-  vectors: NamespaceVectors,
+  vectors: Pick<SegmentedVectors, 'nearest' | 'nearestPending'>,
   query: Float32Array,
   k: number,
   matches: Set<number> | undefined,
@@ -57,7 +58,7 @@ function rescore(store: DocumentStore, query: Float32Array, candidates: Scored[]
 
 async function approximateCandidates(
   store: DocumentStore,
-  vectors: NamespaceVectors,
+  vectors: Pick<SegmentedVectors, 'nearest' | 'nearestPending'>,
   query: Float32Array,
   k: number,
   matches: Set<number> | undefined,

@@ -1,0 +1,124 @@
+import { readdir, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import type { EngineLogger } from '../providers/provider-types.js';
+import type { HnswWorker } from './hnsw-worker-client.js';
+import { type HnswSettings, NamespaceVectors, TIE_MARGIN, type VectorSource } from './namespace-vectors.js';
+import { bestFirst, type Scored } from './vector-math.js';
+
+/**
+ * The vector side of one namespace split into segments, one HNSW graph per worker thread: a
+ * document version goes to segment `label % segments`, so graphs grow evenly, insertion runs on as
+ * many cores as there are workers, and a search asks every graph at once (in parallel) and merges.
+ * Each segment is a {@link NamespaceVectors} over its share of the labels, with its own file.
+ */
+export class SegmentedVectors {
+  private readonly segments: NamespaceVectors[];
+
+  constructor(
+    /** The file of a one-segment namespace, e.g. `.../vectors-3.hnsw`; segments add `.<i>-of-<n>`. */
+    private readonly file: string,
+    dimensions: number,
+    settings: HnswSettings,
+    /** Labels and vectors of the namespace, restricted by the caller to a segment. */
+    source: (segment: number, segments: number) => VectorSource,
+    logger: EngineLogger,
+    workers: HnswWorker[],
+    batchSize: number,
+  ) {
+    const count = workers.length;
+    this.segments = workers.map(
+      (worker, i) =>
+        new NamespaceVectors(
+          segmentFile(file, i, count),
+          dimensions,
+          settings,
+          source(i, count),
+          logger,
+          worker,
+          batchSize,
+        ),
+    );
+  }
+
+  get pendingCount(): number {
+    let total = 0;
+    for (const segment of this.segments) total += segment.pendingCount;
+    return total;
+  }
+
+  async load(): Promise<void> {
+    await Promise.all(this.segments.map((segment) => segment.load()));
+  }
+
+  changed(added: { label: number; vector: Float32Array }[], removed: number[]): void {
+    const count = this.segments.length;
+    if (count === 1) return this.segments[0].changed(added, removed);
+    const addedBy = this.segments.map((): { label: number; vector: Float32Array }[] => []);
+    const removedBy = this.segments.map((): number[] => []);
+    for (const entry of added) addedBy[entry.label % count].push(entry);
+    for (const label of removed) removedBy[label % count].push(label);
+    this.segments.forEach((segment, i) => {
+      if (addedBy[i].length > 0 || removedBy[i].length > 0) segment.changed(addedBy[i], removedBy[i]);
+    });
+  }
+
+  /** Nearest neighbours over every graph (searched in parallel), best first; see NamespaceVectors.nearest. */
+  async nearest(query: Float32Array, k: number, allowed?: Set<number>, wanted = k): Promise<Scored[]> {
+    const count = this.segments.length;
+    const allowedBy = allowed && count > 1 ? split(allowed, count) : undefined;
+    const results = await Promise.all(
+      this.segments.map((segment, i) => segment.nearest(query, k, allowedBy ? allowedBy[i] : allowed, wanted)),
+    );
+    return results.length === 1
+      ? results[0]
+      : results
+          .flat()
+          .sort(bestFirst)
+          .slice(0, k + TIE_MARGIN);
+  }
+
+  /** Exact top-k over every segment's pending vectors, best first. */
+  nearestPending(query: Float32Array, k: number, accept?: (label: number) => boolean): Scored[] {
+    if (this.segments.length === 1) return this.segments[0].nearestPending(query, k, accept);
+    return this.segments
+      .flatMap((segment) => segment.nearestPending(query, k, accept))
+      .sort(bestFirst)
+      .slice(0, k);
+  }
+
+  async persist(): Promise<void> {
+    await Promise.all(this.segments.map((segment) => segment.persist()));
+  }
+
+  /** Stops all work; see NamespaceVectors.dispose. With `deleteFiles`, files of any segmentation go. */
+  async dispose(deleteFiles: boolean): Promise<void> {
+    await Promise.all(this.segments.map((segment) => segment.dispose(deleteFiles)));
+    if (deleteFiles) await removeVectorFiles(this.file);
+  }
+}
+
+/** The file of segment `i` of `count` (the one-segment file is the base name itself). */
+export function segmentFile(file: string, i: number, count: number): string {
+  return count === 1 ? file : file.replace(/\.hnsw$/, `.${i}-of-${count}.hnsw`);
+}
+
+/** Removes the namespace's graph files, whatever segmentation wrote them (and their temp files). */
+export async function removeVectorFiles(file: string): Promise<void> {
+  const stem = basename(file).replace(/\.hnsw$/, '');
+  let names: string[];
+  try {
+    names = await readdir(dirname(file));
+  } catch {
+    return;
+  }
+  const mine = new RegExp(`^${stem.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(\\.\\d+-of-\\d+)?\\.hnsw(\\.tmp)?$`);
+  await Promise.all(
+    names.filter((name) => mine.test(name)).map((name) => rm(join(dirname(file), name), { force: true })),
+  );
+}
+
+function split(labels: Set<number>, count: number): Set<number>[] {
+  const parts = Array.from({ length: count }, () => new Set<number>());
+  for (const label of labels) parts[label % count].add(label);
+  return parts;
+}

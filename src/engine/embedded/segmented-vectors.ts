@@ -52,7 +52,10 @@ export class SegmentedVectors {
 
   changed(added: { label: number; vector: Float32Array }[], removed: number[]): void {
     const count = this.segments.length;
-    if (count === 1) return this.segments[0].changed(added, removed);
+    if (count === 1) {
+      this.segments[0].changed(added, removed);
+      return;
+    }
     const addedBy = this.segments.map((): { label: number; vector: Float32Array }[] => []);
     const removedBy = this.segments.map((): number[] => []);
     for (const entry of added) addedBy[entry.label % count].push(entry);

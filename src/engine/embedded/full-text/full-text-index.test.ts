@@ -44,6 +44,21 @@ describe('full-text index', () => {
     }
   });
 
+  it('resolves ties exactly: documents with equal scores rank by label, however many there are', () => {
+    // A tiny vocabulary: many documents are identical or score the same for a query.
+    const next = random(21);
+    const words = Array.from({ length: 12 }, (_, i) => `word${'abcdefghijkl'[i]}`);
+    const index = new FullTextIndex();
+    for (let label = 1; label <= 3000; label++) {
+      const text = Array.from({ length: 2 + Math.floor(next() * 4) }, () => words[Math.floor(next() * words.length)]);
+      index.add(label, analyzeFields([text.join(' ')]));
+    }
+    for (let q = 0; q < 200; q++) {
+      const query = analyzeQuery(Array.from({ length: 2 + (q % 5) }, () => words[Math.floor(next() * 12)]).join(' '));
+      for (const k of [1, 10, 50]) expect(index.search(query, k)).toEqual(index.searchExhaustive(query, k));
+    }
+  });
+
   it('stays exact through removals, replacements and compaction', () => {
     const docs = corpus(4000, 3);
     const index = new FullTextIndex();

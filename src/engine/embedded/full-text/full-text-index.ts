@@ -7,12 +7,6 @@ import { MIN_WORD_LENGTH, SpellingIndex } from './spelling-index.js';
 /** BM25 saturation and length normalization (Lucene's defaults). */
 export const K1 = 1.2;
 export const B = 0.75;
-/**
- * Extra results selected before the exact rescoring: MaxScore adds a document's contributions in
- * an order that depends on its running threshold, so scores may differ from the canonical sum in
- * the last bits; the margin keeps near-ties at the k-th place for the canonical cut.
- */
-const RESCORE_MARGIN = 8;
 /** Below this many accepted documents, a filtered search scores them directly. */
 const DIRECT_FILTER_LIMIT = 4096;
 
@@ -162,7 +156,7 @@ export class FullTextIndex implements TermStatistics {
       }
       return this.topOf(terms, k, ordinals);
     }
-    return this.topOf(terms, k, this.maxScore(terms, k + RESCORE_MARGIN, filter));
+    return this.maxScore(terms, k, filter);
   }
 
   /** Reference top-k: scores every matching document (tests and benchmarks compare with {@link search}). */
@@ -259,9 +253,10 @@ export class FullTextIndex implements TermStatistics {
    * possible contribution; the lowest ones whose bounds add up below the current k-th score are
    * non-essential: candidates come from the essential lists only, and non-essential lists are
    * probed (galloping) for a candidate only while its score plus their remaining bound can still
-   * reach the threshold. Bounds are strict, so ties with the k-th score are always scored.
+   * reach the threshold. Bounds are strict, so ties with the k-th score are always scored, and
+   * every score is summed in the canonical order (the exhaustive scoring's), so the top k is exact.
    */
-  private maxScore(terms: QueryTerm[], k: number, filter?: ReadonlySet<number>): number[] {
+  private maxScore(terms: QueryTerm[], k: number, filter?: ReadonlySet<number>): Scored[] {
     const average = this.totalLength / Math.max(1, this.liveDocuments);
     const norm = (length: number) => K1 * (1 - B + (B * length) / average);
     const sorted = terms
@@ -272,6 +267,10 @@ export class FullTextIndex implements TermStatistics {
       }))
       .sort((a, b) => a.bound - b.bound);
     const n = sorted.length;
+    // Contributions are added up in the canonical order (by term text), so scores equal the
+    // exhaustive ones to the last bit and ties resolve by label exactly as they would there.
+    const canonical = sorted.map((_, i) => i).sort((a, b) => (sorted[a].term < sorted[b].term ? -1 : 1));
+    const contributions = new Float64Array(n);
     const prefix = new Float64Array(n);
     for (let i = 0, sum = 0; i < n; i++) prefix[i] = sum += sorted[i].bound;
     const positions = new Int32Array(n);
@@ -287,13 +286,15 @@ export class FullTextIndex implements TermStatistics {
       }
       if (candidate === 0xffffffff) break;
       const lengthNorm = norm(lengths[candidate]);
+      contributions.fill(0);
       let score = 0;
       for (let i = essential; i < n; i++) {
         const { list, idf } = sorted[i];
         const p = positions[i];
         if (p < list.length && list.docs[p] === candidate) {
           const tf = list.tfs[p];
-          score += (idf * tf * (K1 + 1)) / (tf + lengthNorm);
+          contributions[i] = (idf * tf * (K1 + 1)) / (tf + lengthNorm);
+          score += contributions[i];
           positions[i] = p + 1;
         }
       }
@@ -309,17 +310,20 @@ export class FullTextIndex implements TermStatistics {
         positions[i] = p;
         if (p < list.length && list.docs[p] === candidate) {
           const tf = list.tfs[p];
-          score += (idf * tf * (K1 + 1)) / (tf + lengthNorm);
+          contributions[i] = (idf * tf * (K1 + 1)) / (tf + lengthNorm);
+          score += contributions[i];
         }
       }
       if (pruned) continue;
-      top.push(candidate, score);
+      let exact = 0;
+      for (const i of canonical) exact += contributions[i];
+      top.push(labels[candidate], exact);
       if (top.full) {
         threshold = top.minScore;
         while (essential < n && prefix[essential] < threshold) essential++;
       }
     }
-    return top.sorted().map((hit) => hit.label);
+    return top.sorted();
   }
 
   private termId(term: string, surface: string): number {

@@ -164,9 +164,9 @@ describe.skipIf(!onPostgres)('several nodes on one PostgreSQL database', () => {
         const builtin = createEmbedder(config.embeddings);
         const counting = {
           ...builtin,
-          embed: (texts: string[]) => {
-            embedded.push(...texts);
-            return builtin.embed(texts);
+          embed: (...args: Parameters<typeof builtin.embed>) => {
+            embedded.push(...args[0]);
+            return builtin.embed(...args);
           },
         };
         return createPostgresEngine({ dataDir: config.dataDir, embedder: counting, db: cluster.store.store.db });

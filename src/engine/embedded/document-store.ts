@@ -1,5 +1,4 @@
 import Database from 'better-sqlite3';
-import type { AnalyzedDocument } from '../query/analyzer.js';
 import { checkVectorLimit, type PreparedDocument } from '../query/document-validation.js';
 import { vectorToBlob } from './vector-math.js';
 
@@ -22,7 +21,7 @@ const SCHEMA = `
 
 /** Outcome of one atomic write: versions that now exist and labels that no longer do. */
 export interface WriteResult {
-  added: { label: number; vector: Float32Array; analysis: AnalyzedDocument }[];
+  added: { label: number; vector: Float32Array; doc: PreparedDocument }[];
   removed: number[];
 }
 
@@ -248,7 +247,7 @@ export class DocumentStore {
     ).run(label ?? null, nsId, doc.id, doc.content, doc.metadata);
     const newLabel = Number(inserted.lastInsertRowid);
     this.statement('INSERT INTO embeddings (label, vector) VALUES (?, ?)').run(newLabel, vectorToBlob(vector));
-    result.added.push({ label: newLabel, vector, analysis: doc.analysis });
+    result.added.push({ label: newLabel, vector, doc });
   }
 
   private clearRows(nsId: number, drop: boolean): void {

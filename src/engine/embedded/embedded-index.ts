@@ -310,7 +310,7 @@ export class EmbeddedIndex implements IndexEngine {
     const text = this.texts.get(nsId);
     if (text) {
       for (const label of removed) text.remove(label);
-      for (const { label, analysis } of added) text.add(label, analysis);
+      for (const { label, doc } of added) text.add(label, doc.analysis);
     }
     this.filterMatches.changed(
       nsId,

@@ -105,8 +105,23 @@ export function checkVectorLimit(maxVectorCount: number, before: number, after: 
   }
 }
 
-/** A stored document (content and metadata as JSON text) in the prepared form. */
+/**
+ * A stored document (content and metadata as JSON text) in the prepared form. Its analysis is
+ * computed on first use only: a replica catching up applies many documents whose namespace has no
+ * full-text index built yet, which then reads them from SQLite anyway.
+ */
 export function preparedFromStored(id: string, content: string, metadata: string | null): PreparedDocument {
   const fields = textFields(JSON.parse(content) as JsonObject);
-  return { id, content, metadata, fields, text: fields.join(FIELD_SEPARATOR), analysis: analyzeFields(fields) };
+  let analysis: AnalyzedDocument | undefined;
+  return {
+    id,
+    content,
+    metadata,
+    fields,
+    text: fields.join(FIELD_SEPARATOR),
+    get analysis() {
+      analysis ??= analyzeFields(fields);
+      return analysis;
+    },
+  };
 }

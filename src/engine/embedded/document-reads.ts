@@ -103,14 +103,27 @@ export function filterLabels(store: DocumentStore, nsId: number, filter: SqlFrag
   );
 }
 
-/** Every document of the namespace as (label, analysis), in label order: what the full-text index is built from. */
+/**
+ * Documents of the namespace as (label, analysis), in label order: every one, or those of
+ * `labels`. What the full-text index is built from.
+ */
 export function* documentAnalyses(
   store: DocumentStore,
   nsId: number,
+  labels?: number[],
 ): Generator<{ label: number; analysis: AnalyzedDocument }> {
-  const rows = store
-    .statement('SELECT label, json(content) AS content FROM documents WHERE ns = ? ORDER BY label')
-    .iterate(nsId) as IterableIterator<{ label: number; content: string }>;
-  for (const row of rows)
+  const rows = (
+    labels === undefined
+      ? store
+          .statement('SELECT label, json(content) AS content FROM documents WHERE ns = ? ORDER BY label')
+          .iterate(nsId)
+      : store
+          .statement(
+            'SELECT label, json(content) AS content FROM documents WHERE label IN (SELECT value FROM json_each(?)) ORDER BY label',
+          )
+          .iterate(JSON.stringify(labels))
+  ) as IterableIterator<{ label: number; content: string }>;
+  for (const row of rows) {
     yield { label: row.label, analysis: analyzeFields(textFields(JSON.parse(row.content) as JsonObject)) };
+  }
 }

@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { AppError } from '../../errors.js';
 import type {
@@ -31,12 +32,19 @@ import { DocumentStore, type StoreChange, type WriteResult } from './document-st
 import { FilterMatches } from './filter-matches.js';
 import { compileFilter, type SqlFragment } from './filter-sql.js';
 import { FullTextIndex } from './full-text/full-text-index.js';
+import { readFullTextSnapshot, writeFullTextSnapshot } from './full-text/full-text-snapshot.js';
 import type { HnswWorker } from './hnsw-worker-client.js';
 import { IndexEmbedder } from './index-embedder.js';
-import { databaseFile, folderSize, vectorFile } from './index-files.js';
+import { databaseFile, folderSize, fullTextFile, vectorFile } from './index-files.js';
 import type { HnswSettings } from './namespace-vectors.js';
 import { type SearchContext, search } from './search.js';
 import { removeVectorFiles, SegmentedVectors } from './segmented-vectors.js';
+
+/**
+ * Namespaces smaller than this get no full-text snapshot file: rebuilding them from SQLite takes
+ * well under a second.
+ */
+const SNAPSHOT_MIN_DOCUMENTS = 5000;
 
 /** Everything an index shares with the engine that opened it. */
 export interface IndexSettings {
@@ -66,6 +74,8 @@ export class EmbeddedIndex implements IndexEngine {
   private readonly vectors = new Map<number, SegmentedVectors>();
   /** Full-text indexes of the namespaces searched so far (built from SQLite on first use). */
   private readonly texts = new Map<number, FullTextIndex>();
+  /** Namespaces whose full-text index changed since its snapshot file was written (or read). */
+  private readonly textsChanged = new Set<number>();
   private readonly filterMatches: FilterMatches;
   private readonly searchContext: SearchContext;
   private readonly persistTimer: NodeJS.Timeout;
@@ -261,7 +271,10 @@ export class EmbeddedIndex implements IndexEngine {
     this.closing ??= (async () => {
       clearInterval(this.persistTimer);
       // dispose(false) writes the graph; failures are logged there, so closing always completes.
-      await Promise.all([...this.vectors.values()].map((vectors) => vectors.dispose(false)));
+      await Promise.all([
+        ...[...this.vectors.values()].map((vectors) => vectors.dispose(false)),
+        ...[...this.textsChanged].map((nsId) => this.writeTextSnapshot(nsId)),
+      ]);
       this.store.close();
     })();
     return this.closing;
@@ -295,15 +308,41 @@ export class EmbeddedIndex implements IndexEngine {
     return vectors;
   }
 
-  /** The namespace's full-text index, built from its documents on first use and kept current after. */
+  /**
+   * The namespace's full-text index, kept current with every write once built. Built on first use
+   * from its snapshot file reconciled with SQLite (documents written since are added, documents
+   * deleted since are removed), or from SQLite alone when there is no usable snapshot.
+   */
   private textOf(nsId: number): FullTextIndex {
     let text = this.texts.get(nsId);
-    if (!text) {
-      text = new FullTextIndex();
-      for (const { label, analysis } of documentAnalyses(this.store, nsId)) text.add(label, analysis);
-      this.texts.set(nsId, text);
+    if (text) return text;
+    const state = readFullTextSnapshot(fullTextFile(this.folder, nsId));
+    text = state ? FullTextIndex.fromState(state) : new FullTextIndex();
+    const indexed = text.labelSet();
+    const missing: number[] = [];
+    for (const label of this.store.labels('SELECT label FROM documents WHERE ns = ?', nsId)) {
+      if (!indexed.delete(label)) missing.push(label);
     }
+    for (const label of indexed) text.remove(label); // deleted after the snapshot was written
+    for (const { label, analysis } of documentAnalyses(this.store, nsId, state ? missing : undefined)) {
+      text.add(label, analysis);
+    }
+    this.texts.set(nsId, text);
+    if (!state || missing.length > 0 || indexed.size > 0) this.textsChanged.add(nsId);
     return text;
+  }
+
+  /** Writes the namespace's full-text snapshot, when it is worth one; failures only cost a rebuild. */
+  private async writeTextSnapshot(nsId: number): Promise<void> {
+    const text = this.texts.get(nsId);
+    this.textsChanged.delete(nsId);
+    if (!text || text.size < SNAPSHOT_MIN_DOCUMENTS) return;
+    const file = fullTextFile(this.folder, nsId);
+    try {
+      await writeFullTextSnapshot(file, text.toState());
+    } catch (error) {
+      this.settings.logger.warn({ err: error, file }, 'writing the full-text snapshot failed; it will be rebuilt');
+    }
   }
 
   private changed(nsId: number, { added, removed }: WriteResult): void {
@@ -311,6 +350,7 @@ export class EmbeddedIndex implements IndexEngine {
     if (text) {
       for (const label of removed) text.remove(label);
       for (const { label, doc } of added) text.add(label, doc.analysis);
+      this.textsChanged.add(nsId);
     }
     this.filterMatches.changed(
       nsId,
@@ -322,6 +362,8 @@ export class EmbeddedIndex implements IndexEngine {
 
   private async discardVectors(nsId: number): Promise<void> {
     this.texts.delete(nsId);
+    this.textsChanged.delete(nsId);
+    await rm(fullTextFile(this.folder, nsId), { force: true });
     this.filterMatches.forget(nsId);
     const vectors = this.vectors.get(nsId);
     this.vectors.delete(nsId);

@@ -32,6 +32,10 @@ export function vectorFile(folder: string, nsId: number): string {
   return join(folder, `vectors-${nsId}.hnsw`);
 }
 
+export function fullTextFile(folder: string, nsId: number): string {
+  return join(folder, `fulltext-${nsId}.snap`);
+}
+
 /** Ids of the indexes with a folder under `dataDir` (none when the folder does not exist). */
 export async function localIndexIds(dataDir: string): Promise<string[]> {
   try {

@@ -1,14 +1,25 @@
 import type { TermStatistics } from '../../providers/provider-types.js';
 import { type AnalyzedDocument, type AnalyzedQuery, STOP_WORDS, termTrigrams } from '../../query/analyzer.js';
 import { type Scored, TopK } from '../vector-math.js';
+import { B, K1, maxScoreTopK } from './max-score.js';
 import { PostingList } from './posting-list.js';
 import { MIN_WORD_LENGTH, SpellingIndex } from './spelling-index.js';
 
-/** BM25 saturation and length normalization (Lucene's defaults). */
-export const K1 = 1.2;
-export const B = 0.75;
 /** Below this many accepted documents, a filtered search scores them directly. */
 const DIRECT_FILTER_LIMIT = 4096;
+
+/** The live documents of an index in compact form (see FullTextIndex.toState). */
+export interface FullTextState {
+  /** Live terms and a surface form of each, by renumbered id. */
+  terms: string[];
+  surfaces: string[];
+  /** Per document: label, weighted length, and how many (term id, tf) pairs follow for it. */
+  labels: Float64Array;
+  lengths: Uint32Array;
+  termCounts: Uint32Array;
+  termIds: Uint32Array;
+  tfs: Uint16Array;
+}
 
 /** One query term as scored: its posting list and inverse document frequency. */
 interface QueryTerm {
@@ -30,7 +41,7 @@ interface QueryTerm {
  * until enough of them accumulate for a compaction.
  */
 export class FullTextIndex implements TermStatistics {
-  private readonly termIds = new Map<string, number>();
+  private termIds = new Map<string, number>();
   private terms: string[] = [];
   /** A folded word (surface form) seen for each term, for spelling suggestions. */
   private surfaces: string[] = [];
@@ -46,10 +57,10 @@ export class FullTextIndex implements TermStatistics {
   private ordinals = 0;
   private liveDocuments = 0;
   private totalLength = 0;
-  private readonly ordinalOf = new Map<number, number>();
+  private ordinalOf = new Map<number, number>();
   private spelling = new SpellingIndex();
   /** Character trigrams of the terms (ids), and how often each occurs over the live documents' distinct terms. */
-  private readonly trigramIds = new Map<string, number>();
+  private trigramIds = new Map<string, number>();
   private trigramsOfTerm: Int32Array[] = [];
   private trigramCounts = new Int32Array(1024);
 
@@ -80,28 +91,77 @@ export class FullTextIndex implements TermStatistics {
     return this.ordinalOf.has(label);
   }
 
+  /** Labels of the indexed documents. */
+  labelSet(): Set<number> {
+    return new Set(this.ordinalOf.keys());
+  }
+
   /** Indexes a document version, given its analysis (analyzer.ts `analyzeFields`). */
   add(label: number, analyzed: AnalyzedDocument): void {
     if (this.ordinalOf.has(label)) return;
-    const ordinal = this.ordinals++;
-    this.ensureDocuments(this.ordinals);
-    this.ensureForward(this.forwardUsed + analyzed.terms.size);
-    this.labels[ordinal] = label;
-    this.lengths[ordinal] = analyzed.length;
-    this.live[ordinal] = 1;
-    this.forwardStart[ordinal] = this.forwardUsed;
-    this.forwardCount[ordinal] = analyzed.terms.size;
+    const ids: number[] = [];
+    const tfs: number[] = [];
     for (const [term, tf] of analyzed.terms) {
-      const id = this.termId(term, analyzed.surfaces.get(term)!);
-      this.lists[id].add(ordinal, tf, analyzed.length);
-      this.countTrigrams(id, 1);
-      this.forwardTerms[this.forwardUsed] = id;
-      this.forwardTfs[this.forwardUsed] = Math.min(tf, 0xffff);
-      this.forwardUsed++;
+      ids.push(this.termId(term, analyzed.surfaces.get(term)!));
+      tfs.push(tf);
     }
-    this.ordinalOf.set(label, ordinal);
-    this.liveDocuments++;
-    this.totalLength += analyzed.length;
+    this.appendDocument(label, analyzed.length, ids, tfs);
+  }
+
+  /**
+   * Its live content in a compact, position-independent form (term ids renumbered over the live
+   * terms): what a snapshot file holds, and what {@link fromState} rebuilds an index from.
+   */
+  toState(): FullTextState {
+    const newId = new Int32Array(this.lists.length).fill(-1);
+    const terms: string[] = [];
+    const surfaces: string[] = [];
+    this.lists.forEach((list, id) => {
+      if (list.df === 0) return;
+      newId[id] = terms.length;
+      terms.push(this.terms[id]);
+      surfaces.push(this.surfaces[id]);
+    });
+    let postings = 0;
+    for (let o = 0; o < this.ordinals; o++) if (this.live[o]) postings += this.forwardCount[o];
+    const state: FullTextState = {
+      terms,
+      surfaces,
+      labels: new Float64Array(this.liveDocuments),
+      lengths: new Uint32Array(this.liveDocuments),
+      termCounts: new Uint32Array(this.liveDocuments),
+      termIds: new Uint32Array(postings),
+      tfs: new Uint16Array(postings),
+    };
+    let doc = 0;
+    let posting = 0;
+    for (let o = 0; o < this.ordinals; o++) {
+      if (!this.live[o]) continue;
+      state.labels[doc] = this.labels[o];
+      state.lengths[doc] = this.lengths[o];
+      state.termCounts[doc] = this.forwardCount[o];
+      for (let f = this.forwardStart[o]; f < this.forwardStart[o] + this.forwardCount[o]; f++) {
+        state.termIds[posting] = newId[this.forwardTerms[f]];
+        state.tfs[posting++] = this.forwardTfs[f];
+      }
+      doc++;
+    }
+    return state;
+  }
+
+  /** An index holding exactly the documents of `state` (see {@link toState}). */
+  static fromState(state: FullTextState): FullTextIndex {
+    const index = new FullTextIndex();
+    const ids = state.terms.map((term, i) => index.termId(term, state.surfaces[i]));
+    let posting = 0;
+    for (let doc = 0; doc < state.labels.length; doc++) {
+      const end = posting + state.termCounts[doc];
+      const termIds: number[] = [];
+      for (let p = posting; p < end; p++) termIds.push(ids[state.termIds[p]]);
+      index.appendDocument(state.labels[doc], state.lengths[doc], termIds, state.tfs.subarray(posting, end));
+      posting = end;
+    }
+    return index;
   }
 
   /** Removes a document version; returns whether it was indexed. */
@@ -248,82 +308,15 @@ export class FullTextIndex implements TermStatistics {
     return top.sorted();
   }
 
-  /**
-   * MaxScore document-at-a-time retrieval of the `k` best ordinals. Terms are ordered by their best
-   * possible contribution; the lowest ones whose bounds add up below the current k-th score are
-   * non-essential: candidates come from the essential lists only, and non-essential lists are
-   * probed (galloping) for a candidate only while its score plus their remaining bound can still
-   * reach the threshold. Bounds are strict, so ties with the k-th score are always scored, and
-   * every score is summed in the canonical order (the exhaustive scoring's), so the top k is exact.
-   */
   private maxScore(terms: QueryTerm[], k: number, filter?: ReadonlySet<number>): Scored[] {
     const average = this.totalLength / Math.max(1, this.liveDocuments);
-    const norm = (length: number) => K1 * (1 - B + (B * length) / average);
-    const sorted = terms
-      .map((term) => ({
-        ...term,
-        // A hair above the true bound, so rounding can never prune a document that reaches the threshold.
-        bound: ((term.idf * term.list.maxTf * (K1 + 1)) / (term.list.maxTf + norm(term.list.minLength))) * (1 + 1e-9),
-      }))
-      .sort((a, b) => a.bound - b.bound);
-    const n = sorted.length;
-    // Contributions are added up in the canonical order (by term text), so scores equal the
-    // exhaustive ones to the last bit and ties resolve by label exactly as they would there.
-    const canonical = sorted.map((_, i) => i).sort((a, b) => (sorted[a].term < sorted[b].term ? -1 : 1));
-    const contributions = new Float64Array(n);
-    const prefix = new Float64Array(n);
-    for (let i = 0, sum = 0; i < n; i++) prefix[i] = sum += sorted[i].bound;
-    const positions = new Int32Array(n);
-    const top = new TopK(k);
-    let threshold = Number.NEGATIVE_INFINITY;
-    let essential = 0;
-    const { lengths, live, labels } = this;
-    for (;;) {
-      let candidate = 0xffffffff;
-      for (let i = essential; i < n; i++) {
-        const list = sorted[i].list;
-        if (positions[i] < list.length && list.docs[positions[i]] < candidate) candidate = list.docs[positions[i]];
-      }
-      if (candidate === 0xffffffff) break;
-      const lengthNorm = norm(lengths[candidate]);
-      contributions.fill(0);
-      let score = 0;
-      for (let i = essential; i < n; i++) {
-        const { list, idf } = sorted[i];
-        const p = positions[i];
-        if (p < list.length && list.docs[p] === candidate) {
-          const tf = list.tfs[p];
-          contributions[i] = (idf * tf * (K1 + 1)) / (tf + lengthNorm);
-          score += contributions[i];
-          positions[i] = p + 1;
-        }
-      }
-      if (!live[candidate] || (filter && !filter.has(labels[candidate]))) continue;
-      let pruned = false;
-      for (let i = essential - 1; i >= 0; i--) {
-        if (score + prefix[i] < threshold) {
-          pruned = true;
-          break;
-        }
-        const { list, idf } = sorted[i];
-        const p = list.seek(positions[i], candidate);
-        positions[i] = p;
-        if (p < list.length && list.docs[p] === candidate) {
-          const tf = list.tfs[p];
-          contributions[i] = (idf * tf * (K1 + 1)) / (tf + lengthNorm);
-          score += contributions[i];
-        }
-      }
-      if (pruned) continue;
-      let exact = 0;
-      for (const i of canonical) exact += contributions[i];
-      top.push(labels[candidate], exact);
-      if (top.full) {
-        threshold = top.minScore;
-        while (essential < n && prefix[essential] < threshold) essential++;
-      }
-    }
-    return top.sorted();
+    return maxScoreTopK(terms, k, {
+      norm: (length) => K1 * (1 - B + (B * length) / average),
+      lengths: this.lengths,
+      live: this.live,
+      labels: this.labels,
+      filter,
+    });
   }
 
   private termId(term: string, surface: string): number {
@@ -356,54 +349,31 @@ export class FullTextIndex implements TermStatistics {
 
   /** Rewrites posting lists, forward index and dictionary without removed documents and dead terms. */
   private compact(): void {
-    const old = {
-      labels: this.labels,
-      lengths: this.lengths,
-      live: this.live,
-      start: this.forwardStart,
-      count: this.forwardCount,
-      terms: this.forwardTerms,
-      tfs: this.forwardTfs,
-      ordinals: this.ordinals,
-      dictionary: this.terms,
-      surfaces: this.surfaces,
-    };
-    this.termIds.clear();
-    this.terms = [];
-    this.surfaces = [];
-    this.lists = [];
-    this.trigramsOfTerm = [];
-    this.spelling = new SpellingIndex();
-    this.ordinalOf.clear();
-    this.labels = new Float64Array(Math.max(1024, this.liveDocuments));
-    this.lengths = new Uint32Array(this.labels.length);
-    this.live = new Uint8Array(this.labels.length);
-    this.forwardStart = new Uint32Array(this.labels.length);
-    this.forwardCount = new Uint32Array(this.labels.length);
-    this.forwardUsed = 0;
-    this.ordinals = 0;
-    let needed = 0;
-    for (let o = 0; o < old.ordinals; o++) if (old.live[o]) needed += old.count[o];
-    this.forwardTerms = new Uint32Array(Math.max(16_384, needed));
-    this.forwardTfs = new Uint16Array(this.forwardTerms.length);
-    for (let o = 0; o < old.ordinals; o++) {
-      if (!old.live[o]) continue;
-      const ordinal = this.ordinals++;
-      const length = old.lengths[o];
-      this.labels[ordinal] = old.labels[o];
-      this.lengths[ordinal] = length;
-      this.live[ordinal] = 1;
-      this.forwardStart[ordinal] = this.forwardUsed;
-      this.forwardCount[ordinal] = old.count[o];
-      for (let f = old.start[o]; f < old.start[o] + old.count[o]; f++) {
-        const id = this.termId(old.dictionary[old.terms[f]], old.surfaces[old.terms[f]]);
-        this.lists[id].add(ordinal, old.tfs[f], length);
-        this.forwardTerms[this.forwardUsed] = id;
-        this.forwardTfs[this.forwardUsed] = old.tfs[f];
-        this.forwardUsed++;
-      }
-      this.ordinalOf.set(old.labels[o], ordinal);
+    Object.assign(this, FullTextIndex.fromState(this.toState()));
+  }
+
+  /** Appends a document version given its (interned) term ids and weighted frequencies. */
+  private appendDocument(label: number, length: number, ids: ArrayLike<number>, tfs: ArrayLike<number>): void {
+    const ordinal = this.ordinals++;
+    this.ensureDocuments(this.ordinals);
+    this.ensureForward(this.forwardUsed + ids.length);
+    this.labels[ordinal] = label;
+    this.lengths[ordinal] = length;
+    this.live[ordinal] = 1;
+    this.forwardStart[ordinal] = this.forwardUsed;
+    this.forwardCount[ordinal] = ids.length;
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i];
+      const tf = Math.min(tfs[i], 0xffff);
+      this.lists[id].add(ordinal, tf, length);
+      this.countTrigrams(id, 1);
+      this.forwardTerms[this.forwardUsed] = id;
+      this.forwardTfs[this.forwardUsed] = tf;
+      this.forwardUsed++;
     }
+    this.ordinalOf.set(label, ordinal);
+    this.liveDocuments++;
+    this.totalLength += length;
   }
 
   private ensureDocuments(count: number): void {

@@ -3,7 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { Config } from './config.js';
+import { type Config, fastifyTrustProxy } from './config.js';
 import type { SearchEngine } from './engine/contract.js';
 import {
   createEmbeddedEngine,
@@ -16,6 +16,7 @@ import { AppError } from './errors.js';
 import { dataPlanePlugin } from './http/data-plane/data-plane.plugin.js';
 import { DATA_PLANE_PREFIX, dataDomainRewriter } from './http/data-plane/host-routing.js';
 import { createErrorHandler, renderManagementError } from './http/error-handler.js';
+import { inputGuard } from './http/input-guard.js';
 import { managementPlugin } from './http/management/management.plugin.js';
 import { ErrorSchema } from './http/schemas/common.schemas.js';
 import { MANAGEMENT_SHARED_SCHEMAS } from './http/schemas/management.schemas.js';
@@ -68,6 +69,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
             ...(options.logger?.stream ? { stream: options.logger.stream } : {}),
           },
     bodyLimit: config.bodyLimitBytes,
+    // request.ip (login throttling) honours X-Forwarded-For only from proxies the operator trusts.
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     return503OnClosing: true,
     // Namespace names and ids travel in path segments; the default 100 would answer 414.
     routerOptions: { maxParamLength: 2048 },
@@ -75,14 +78,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     ...(config.dataDomain ? { rewriteUrl: dataDomainRewriter(config.dataDomain) } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  // JSON is the only body format; an empty body with a JSON content type means "no body"
-  // (clients send the header on every call, including body-less POSTs).
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if ((body as string).trim().length === 0) return done(null, undefined);
-    parseJson(request, body as string, done);
-  });
+  // The JSON body parser and the checks of every request's input (NUL, lone surrogates, nesting),
+  // first, so they run before authentication and schemas.
+  await app.register(inputGuard);
 
   const ownsEngine = options.engine === undefined;
   const engineOptions = {

@@ -64,4 +64,23 @@ describe('loadConfig', () => {
   test('an embeddings URL selects the openai provider', () => {
     expect(loadConfig({}, { SEARCHPLANE_EMBEDDINGS_URL: 'http://127.0.0.1:11434' }).embeddings.provider).toBe('openai');
   });
+
+  test('SEARCHPLANE_TRUST_PROXY: false by default, true, a hop count or proxy addresses and ranges', () => {
+    const trust = (value?: string) =>
+      loadConfig({}, value === undefined ? {} : { SEARCHPLANE_TRUST_PROXY: value }).trustProxy;
+    expect(trust()).toBe(false);
+    expect(trust('false')).toBe(false);
+    expect(trust('TRUE')).toBe(true);
+    expect(trust('2')).toBe(2);
+    expect(trust('10.0.0.1, 192.168.0.0/16,::1,fd00::/8,loopback')).toEqual([
+      '10.0.0.1',
+      '192.168.0.0/16',
+      '::1',
+      'fd00::/8',
+      'loopback',
+    ]);
+    for (const bad of ['yes', '10.0.0.0/33', '10.0.0.1/8/1', 'proxy.example.com', ',', '::1/129']) {
+      expect(() => trust(bad), bad).toThrow(/SEARCHPLANE_TRUST_PROXY/);
+    }
+  });
 });

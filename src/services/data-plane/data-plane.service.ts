@@ -6,6 +6,7 @@ import type {
   SearchEngine,
   SearchHit,
 } from '../../engine/contract.js';
+import { MAX_PAGE_SIZE } from '../../engine/query/request-checks.js';
 import { AppError, isAppError } from '../../errors.js';
 import type { QuotaGuard } from './quota-guard.service.js';
 import { parseDeleteBody, parseFetchBody } from './request-selectors.js';
@@ -126,7 +127,7 @@ export class DataPlaneService {
     } else {
       // A prefix fetch returns at most one request's worth of reads; `range` pages through more.
       const limit = caller.quotas.max_reads_per_request;
-      selector = { prefix: wanted.prefix, limit: limit < 0 ? UNLIMITED_PREFIX_FETCH : limit };
+      selector = { prefix: wanted.prefix, limit: limit < 0 ? UNLIMITED_PREFIX_FETCH : Math.min(limit, MAX_PAGE_SIZE) };
     }
     await this.quotas.admit(caller, 'query');
     const index = await this.engine.open(caller.indexId);

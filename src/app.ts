@@ -15,7 +15,8 @@ import {
 import { AppError } from './errors.js';
 import { dataPlanePlugin } from './http/data-plane/data-plane.plugin.js';
 import { DATA_PLANE_PREFIX, dataDomainRewriter } from './http/data-plane/host-routing.js';
-import { createErrorHandler, renderManagementError } from './http/error-handler.js';
+import { createErrorHandler, MAX_PARAM_LENGTH, renderManagementError } from './http/error-handler.js';
+import { renderFrameworkError } from './http/framework-errors.js';
 import { inputGuard } from './http/input-guard.js';
 import { managementPlugin } from './http/management/management.plugin.js';
 import { ErrorSchema } from './http/schemas/common.schemas.js';
@@ -73,7 +74,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     trustProxy: fastifyTrustProxy(config.trustProxy),
     return503OnClosing: true,
     // Namespace names and ids travel in path segments; the default 100 would answer 414.
-    routerOptions: { maxParamLength: 2048 },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // URLs the router refuses (bad percent-encoding, overlong segments) in the planes' envelopes.
+    frameworkErrors: renderFrameworkError,
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
     ...(config.dataDomain ? { rewriteUrl: dataDomainRewriter(config.dataDomain) } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>();

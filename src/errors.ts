@@ -27,6 +27,7 @@ export const ERROR_STATUS = {
   free_index_limit: 409,
   account_exists: 409,
   payload_too_large: 413,
+  uri_too_long: 414,
   unsupported_media_type: 415,
   unprocessable: 422,
   too_many_auth_failures: 429,

@@ -98,6 +98,7 @@ function fieldOf(location: Location, at: Pending): string {
 function printable(key: string): string {
   const short = key.length > 64 ? `${key.slice(0, 64)}…` : key;
   return short.replace(
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what gets escaped
     /[\u0000-\u001f]|[\ud800-\udfff]/g,
     (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );

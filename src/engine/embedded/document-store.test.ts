@@ -22,7 +22,7 @@ it('keeps at most STATEMENT_CACHE statements, however many distinct filters run'
     const nsId = store.namespaceId('')!;
     for (let i = 0; i < 1000; i++) {
       // A distinct shape each time: a different number of OR-ed conditions.
-      const filter = Array.from({ length: (i % 50) + 1 }, () => `n = ${i % 20}`).join(' OR ') + ` OR f${i} = 1`;
+      const filter = `${Array.from({ length: (i % 50) + 1 }, () => `n = ${i % 20}`).join(' OR ')} OR f${i} = 1`;
       expect(filterLabels(store, nsId, compileFilter(parseFilter(filter), 'd'))).toHaveLength(1);
       expect(store.cachedStatements).toBeLessThanOrEqual(STATEMENT_CACHE.maxStatements);
     }

@@ -7,6 +7,7 @@ import {
   dataCall,
   describeRequest,
   type FuzzTarget,
+  refill,
   responseProblems,
 } from './fuzz-target.js';
 import { fuzzRequest } from './request-arbitraries.js';
@@ -18,7 +19,7 @@ import { fuzzRequest } from './request-arbitraries.js';
  * the run (e.g. FUZZ_RUNS=20000 before a release). FUZZ_KEEP_GOING=1 lists every failing
  * request instead of stopping (and shrinking) at the first.
  */
-const RUNS = Number(process.env.FUZZ_RUNS ?? 2500);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 4000);
 const SEED = Number(process.env.FUZZ_SEED ?? 20_251_123);
 const KEEP_GOING = process.env.FUZZ_KEEP_GOING === '1';
 
@@ -43,8 +44,10 @@ async function canaryIndexRecord() {
 
 test(`${RUNS} fuzzed requests to every route: no 5xx, every error a JSON envelope with a code`, async () => {
   const failures = new Map<string, string>();
+  let cases = 0;
   await fc.assert(
     fc.asyncProperty(fuzzRequest(target.world), async (request) => {
+      if (cases++ % 100 === 0) await refill(target, cases);
       const response = await target.app.inject(request);
       const problems = responseProblems(request, response);
       if (problems.length === 0) return;

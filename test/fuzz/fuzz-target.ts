@@ -89,6 +89,24 @@ export async function createFuzzTarget(): Promise<FuzzTarget> {
   };
 }
 
+/** Documents the fuzzed index is refilled with (default namespace and `ns`), matching the fuzzed filters' fields. */
+export function fillerDocuments(round: number) {
+  return Array.from({ length: 20 }, (_, i) => ({
+    id: i < 3 ? `d${i + 1}` : `filler-${round}-${i}`,
+    content: { title: `a small title number ${i}`, body: 'words to find', n: i, tags: ['t1', `t${i}`], a: { b: i } },
+    metadata: { n: i, tag: `t${i % 4}` },
+  }));
+}
+
+/** Puts documents back into the fuzzed index's namespaces (fuzzed deletes and resets empty them). */
+export async function refill(target: FuzzTarget, round: number): Promise<void> {
+  const { endpoint, token } = target.world.index;
+  for (const namespace of ['', 'ns']) {
+    const response = await dataCall(target.app, endpoint, `upsert-data/${namespace}`, token, fillerDocuments(round));
+    if (response.statusCode !== 200) throw new Error(`refill failed: ${response.statusCode} ${response.body}`);
+  }
+}
+
 export function dataCall(
   app: FastifyInstance,
   endpoint: string,

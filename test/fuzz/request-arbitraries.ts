@@ -166,7 +166,11 @@ function dataPlaneRequest(world: FuzzWorld): fc.Arbitrary<FuzzRequest> {
     .record({
       route: fc.constantFrom(...Object.keys(DATA_BODIES)),
       endpoint,
-      namespace: fc.option(pathSegment, { nil: undefined }),
+      // Mostly the namespaces the run keeps filled, so filters and reads meet documents.
+      namespace: fc.oneof(
+        { weight: 4, arbitrary: fc.constantFrom(undefined, 'ns') },
+        { weight: 1, arbitrary: fc.option(pathSegment, { nil: undefined }) },
+      ),
       method: fc.oneof({ weight: 10, arbitrary: fc.constant('POST') }, fc.constantFrom('GET', 'PUT', 'DELETE', 'HEAD')),
       authorization: dataPlaneAuth(world),
       type: contentType,

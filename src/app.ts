@@ -15,10 +15,10 @@ import {
 import { AppError } from './errors.js';
 import { dataPlanePlugin } from './http/data-plane/data-plane.plugin.js';
 import { DATA_PLANE_PREFIX, dataDomainRewriter } from './http/data-plane/host-routing.js';
-import { createErrorHandler, MAX_PARAM_LENGTH, renderManagementError } from './http/error-handler.js';
-import { renderFrameworkError } from './http/framework-errors.js';
+import { MAX_PARAM_LENGTH } from './http/error-handler.js';
 import { inputGuard } from './http/input-guard.js';
 import { managementPlugin } from './http/management/management.plugin.js';
+import { handleFrameworkError, rootErrorHandler } from './http/root-errors.js';
 import { ErrorSchema } from './http/schemas/common.schemas.js';
 import { MANAGEMENT_SHARED_SCHEMAS } from './http/schemas/management.schemas.js';
 import { type Clock, systemClock } from './services/clock.js';
@@ -76,7 +76,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     // Namespace names and ids travel in path segments; the default 100 would answer 414.
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // URLs the router refuses (bad percent-encoding, overlong segments) in the planes' envelopes.
-    frameworkErrors: renderFrameworkError,
+    frameworkErrors: handleFrameworkError,
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
     ...(config.dataDomain ? { rewriteUrl: dataDomainRewriter(config.dataDomain) } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -139,7 +139,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
-  app.setErrorHandler(createErrorHandler(renderManagementError));
+  app.setErrorHandler(rootErrorHandler);
   app.setNotFoundHandler((request) => {
     throw new AppError('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}`);
   });

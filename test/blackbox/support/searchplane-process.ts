@@ -52,10 +52,12 @@ export function parseJson<T = any>(text: string): T {
 
 const running = new Set<ServerProcess>();
 
-/** OS limits a server process is started under. */
+/** OS limits and runtime options a server process is started under. */
 export interface ProcessLimits {
   /** `ulimit -n`: the most file descriptors it may have open. */
   openFiles?: number;
+  /** Options for node itself (before the script), e.g. V8 flags. */
+  nodeOptions?: string[];
 }
 
 /** A `searchplane serve` child process; its output is collected for assertions. */
@@ -68,7 +70,17 @@ export class ServerProcess {
   private waiters: (() => void)[] = [];
 
   constructor(args: string[], env?: Record<string, string>, limits: ProcessLimits = {}) {
-    const command = [process.execPath, BIN, 'serve', '--host', '127.0.0.1', '--port', '0', ...args];
+    const command = [
+      process.execPath,
+      ...(limits.nodeOptions ?? []),
+      BIN,
+      'serve',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '0',
+      ...args,
+    ];
     // With a descriptor limit, bash sets it and then becomes the server (exec keeps the pid).
     const [file, ...rest] =
       limits.openFiles === undefined

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, fastifyTrustProxy, loadConfig } from './config.js';
 
 describe('loadConfig', () => {
   test('defaults', () => {
@@ -82,5 +82,12 @@ describe('loadConfig', () => {
     for (const bad of ['yes', '10.0.0.0/33', '10.0.0.1/8/1', 'proxy.example.com', ',', '::1/129']) {
       expect(() => trust(bad), bad).toThrow(/SEARCHPLANE_TRUST_PROXY/);
     }
+  });
+
+  test('a hop count trusts that many addresses from the socket, which Fastify no longer does by itself', () => {
+    const trusted = fastifyTrustProxy(2) as (address: string, hop: number) => boolean;
+    expect([0, 1, 2].map((hop) => trusted('10.0.0.1', hop))).toEqual([true, true, false]);
+    expect(fastifyTrustProxy(['10.0.0.0/8'])).toEqual(['10.0.0.0/8']);
+    expect(fastifyTrustProxy(false)).toBe(false);
   });
 });

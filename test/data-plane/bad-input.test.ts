@@ -133,6 +133,29 @@ describe('data plane', () => {
     expectError(await callIndex(ctx.app, index.endpoint, 'range/ns', index.token, body), 400, 'invalid_request');
   });
 
+  test('more than 5,000 documents per upsert or ids per delete → 400, even without a per-request quota', async () => {
+    await setQuotas(ctx.store, index.id, { max_writes_per_request: -1 });
+    const docs = Array.from({ length: 5001 }, (_, i) => ({ id: `many-${i}`, content: { t: 'x' } }));
+    expectError(
+      await callIndex(ctx.app, index.endpoint, 'upsert-data/many', index.token, docs),
+      400,
+      'request_limit_exceeded',
+    );
+    const ids = docs.map((doc) => doc.id);
+    expectError(
+      await callIndex(ctx.app, index.endpoint, 'delete/many', index.token, { ids }),
+      400,
+      'request_limit_exceeded',
+    );
+    const upsert = await callIndex(ctx.app, index.endpoint, 'upsert-data/many', index.token, docs.slice(0, 5000));
+    expect(upsert.statusCode, upsert.body).toBe(200);
+    expect(
+      json(await callIndex(ctx.app, index.endpoint, 'delete/many', index.token, { ids: ids.slice(1) })).result,
+    ).toEqual({
+      deleted: 4999,
+    });
+  });
+
   test('a path segment over 2,048 characters → 414 uri_too_long in the data-plane envelope', async () => {
     expectError(
       await callIndex(ctx.app, index.endpoint, `search/${'x'.repeat(3000)}`, index.token, { query: 'x' }),

@@ -3,6 +3,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { basic } from '../helpers/app.js';
+import { setQuotas } from '../helpers/data-plane.js';
 import { createAccount, createIndex, type TestAccount } from '../helpers/factories.js';
 import { createTestStore, type TestStore } from '../helpers/store.js';
 import type { FuzzRequest, FuzzWorld } from './request-arbitraries.js';
@@ -56,6 +57,8 @@ export async function createFuzzTarget(): Promise<FuzzTarget> {
   }
   const fuzzer = await createAccount(app);
   const index = await createIndex(app, fuzzer, { name: 'fuzzed' });
+  // No per-request quotas: extreme topK, limits and batch sizes reach the engine's own checks.
+  await setQuotas(store.store, index.id, { max_reads_per_request: -1, max_writes_per_request: -1 });
   const messaging = await app.inject({
     method: 'GET',
     url: '/v2/messaging/users',

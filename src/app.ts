@@ -3,18 +3,20 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { Config } from './config.js';
+import { type Config, fastifyTrustProxy } from './config.js';
 import type { SearchEngine } from './engine/contract.js';
 import { createEngine } from './engine-setup.js';
 import { AppError } from './errors.js';
 import { consolePlugin } from './http/console/console.plugin.js';
 import { dataPlanePlugin } from './http/data-plane/data-plane.plugin.js';
 import { DATA_PLANE_PREFIX, dataDomainRewriter } from './http/data-plane/host-routing.js';
-import { createErrorHandler, renderManagementError } from './http/error-handler.js';
+import { MAX_PARAM_LENGTH } from './http/error-handler.js';
+import { inputGuard } from './http/input-guard.js';
 import { managementPlugin } from './http/management/management.plugin.js';
 import metricsPlugin from './http/metrics.plugin.js';
 import { withServers } from './http/openapi-servers.js';
 import { echoRequestId, requestIdOf } from './http/request-id.js';
+import { handleFrameworkError, rootErrorHandler } from './http/root-errors.js';
 import { ErrorSchema } from './http/schemas/common.schemas.js';
 import { MANAGEMENT_SHARED_SCHEMAS } from './http/schemas/management.schemas.js';
 import { createAppMetrics } from './metrics/metrics.js';
@@ -76,9 +78,13 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     // the request as `reqId`.
     requestIdHeader: false,
     genReqId: requestIdOf,
+    // request.ip (login throttling) honours X-Forwarded-For only from proxies the operator trusts.
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     return503OnClosing: true,
     // Namespace names and ids travel in path segments; the default 100 would answer 414.
-    routerOptions: { maxParamLength: 2048 },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // URLs the router refuses (bad percent-encoding, overlong segments) in the planes' envelopes.
+    frameworkErrors: handleFrameworkError,
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
     ...(config.dataDomain ? { rewriteUrl: dataDomainRewriter(config.dataDomain) } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -94,14 +100,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     });
   }
 
-  // JSON is the only body format; an empty body with a JSON content type means "no body"
-  // (clients send the header on every call, including body-less POSTs).
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if ((body as string).trim().length === 0) return done(null, undefined);
-    parseJson(request, body as string, done);
-  });
+  // The JSON body parser and the checks of every request's input (NUL, lone surrogates, nesting),
+  // first, so they run before authentication and schemas.
+  await app.register(inputGuard);
 
   const ownsEngine = options.engine === undefined;
   const engine = options.engine ?? createEngine(config, store, app.log, clock);
@@ -150,7 +151,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     transformSpecification: (document, request) => withServers(document, request, config.publicUrl),
   });
 
-  app.setErrorHandler(createErrorHandler(renderManagementError));
+  app.setErrorHandler(rootErrorHandler);
   app.setNotFoundHandler((request) => {
     throw new AppError('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}`);
   });

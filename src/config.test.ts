@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, fastifyTrustProxy, loadConfig } from './config.js';
 
 describe('loadConfig', () => {
   test('defaults', () => {
@@ -133,5 +133,31 @@ describe('loadConfig', () => {
         'SEARCHPLANE_EMBEDDINGS_QUANTIZED',
       ]);
     });
+  });
+
+  test('SEARCHPLANE_TRUST_PROXY: false by default, true, a hop count or proxy addresses and ranges', () => {
+    const trust = (value?: string) =>
+      loadConfig({}, value === undefined ? {} : { SEARCHPLANE_TRUST_PROXY: value }).trustProxy;
+    expect(trust()).toBe(false);
+    expect(trust('false')).toBe(false);
+    expect(trust('TRUE')).toBe(true);
+    expect(trust('2')).toBe(2);
+    expect(trust('10.0.0.1, 192.168.0.0/16,::1,fd00::/8,loopback')).toEqual([
+      '10.0.0.1',
+      '192.168.0.0/16',
+      '::1',
+      'fd00::/8',
+      'loopback',
+    ]);
+    for (const bad of ['yes', '10.0.0.0/33', '10.0.0.1/8/1', 'proxy.example.com', ',', '::1/129']) {
+      expect(() => trust(bad), bad).toThrow(/SEARCHPLANE_TRUST_PROXY/);
+    }
+  });
+
+  test('a hop count trusts that many addresses from the socket, which Fastify no longer does by itself', () => {
+    const trusted = fastifyTrustProxy(2) as (address: string, hop: number) => boolean;
+    expect([0, 1, 2].map((hop) => trusted('10.0.0.1', hop))).toEqual([true, true, false]);
+    expect(fastifyTrustProxy(['10.0.0.0/8'])).toEqual(['10.0.0.0/8']);
+    expect(fastifyTrustProxy(false)).toBe(false);
   });
 });

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { mergePlans, type PlanName, type PlanTable } from './services/plans.js';
 
@@ -46,8 +47,10 @@ export interface Config {
   /** Free indexes one account may own; -1 for unlimited. */
   freeIndexLimit: number;
   messagingDefaultPlan: 'free' | 'paid';
-  /** Failed management logins per address per minute before 429. */
+  /** Failed management logins per (account, address) per minute before 429 (see login-throttle.ts). */
   authFailureLimit: number;
+  /** Fastify `trustProxy`: whether and which proxies' `X-Forwarded-For` gives the client address. */
+  trustProxy: TrustProxy;
   /** Public base URL used to print index URLs; defaults to http://host:port. */
   publicUrl?: string;
   /** Host-based data plane: `{endpoint}.{dataDomain}`. */
@@ -66,6 +69,9 @@ export interface Config {
   /** Browser origins allowed to call the data plane (CORS); `['*']` = any, `[]` = no CORS headers. */
   corsOrigins: string[];
 }
+
+/** `false`, `true` (any proxy), a hop count, or the addresses/CIDRs of trusted proxies. */
+export type TrustProxy = boolean | number | string[];
 
 /** Flags as commander hands them over (camelCase, strings). */
 export interface ConfigFlags {
@@ -210,6 +216,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
       'paid',
     ),
     authFailureLimit: int(env.SEARCHPLANE_AUTH_FAILURE_LIMIT, 'SEARCHPLANE_AUTH_FAILURE_LIMIT', 20, 1, 1_000_000),
+    trustProxy: parseTrustProxy(str(undefined, 'SEARCHPLANE_TRUST_PROXY'), problems),
     publicUrl: url(str(undefined, 'SEARCHPLANE_PUBLIC_URL'), 'SEARCHPLANE_PUBLIC_URL', ['http:', 'https:']),
     dataDomain: str(undefined, 'SEARCHPLANE_DATA_DOMAIN')?.replace(/^\.+/, '').toLowerCase(),
     bodyLimitBytes: int(env.SEARCHPLANE_BODY_LIMIT_BYTES, 'SEARCHPLANE_BODY_LIMIT_BYTES', 1_048_576, 1024, 1 << 30),
@@ -272,6 +279,56 @@ function corsOrigins(raw: string | undefined, problems: string[]): string[] {
     problems.push(`SEARCHPLANE_CORS_ORIGINS: "${entry}" is not an origin like https://app.example.com`);
     return entry;
   });
+}
+
+/** Names proxy-addr (behind Fastify's trustProxy) knows for address ranges. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * SEARCHPLANE_TRUST_PROXY as Fastify's `trustProxy` takes it: unset or `false` (use the socket
+ * address; ignore X-Forwarded-For), `true` (trust every proxy), a hop count, or a comma-separated
+ * list of proxy addresses, CIDR ranges and the names `loopback`, `linklocal`, `uniquelocal`.
+ */
+function parseTrustProxy(raw: string | undefined, problems: string[]): TrustProxy {
+  if (raw === undefined || raw.trim().toLowerCase() === 'false') return false;
+  if (raw.trim().toLowerCase() === 'true') return true;
+  if (/^\s*\d+\s*$/.test(raw)) {
+    const hops = Number(raw);
+    if (hops <= 1000) return hops;
+  }
+  const entries = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry.length > 0);
+  const bad = entries.filter((entry) => !isProxyAddress(entry));
+  if (entries.length === 0 || bad.length > 0) {
+    problems.push(
+      `SEARCHPLANE_TRUST_PROXY must be true, false, a hop count (0-1000) or a comma-separated list of addresses, CIDR ranges, loopback, linklocal or uniquelocal (got "${raw}")`,
+    );
+    return false;
+  }
+  return entries;
+}
+
+/**
+ * The setting as Fastify's `trustProxy` option. Fastify refuses a bare hop count (it cannot check
+ * the immediate peer), so a count becomes "trust the nearest `hops` addresses": right only when
+ * every request comes through that many proxies, which is what setting a count states.
+ */
+export function fastifyTrustProxy(
+  setting: TrustProxy,
+): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof setting !== 'number') return setting;
+  return (_address, hop) => hop < setting;
+}
+
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry)) return true;
+  const [address, bits, ...rest] = entry.split('/');
+  const version = isIP(address);
+  if (version === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  return /^\d+$/.test(bits) && Number(bits) <= (version === 4 ? 32 : 128);
 }
 
 export type { PlanName };

@@ -1,6 +1,9 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorDetail } from '../errors.js';
 
+/** Longest path parameter (namespace, id, endpoint) the router takes, in URL characters; longer is 414. */
+export const MAX_PARAM_LENGTH = 2048;
+
 /** Renders an AppError in a plane's wire format. */
 export type ErrorRenderer = (error: AppError, reply: FastifyReply) => unknown;
 
@@ -37,6 +40,8 @@ export function toAppError(error: unknown): AppError {
       return new AppError('invalid_request', 'Content-Length does not match the body');
     case 'FST_ERR_BAD_URL':
       return new AppError('route_not_found', 'Route not found');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new AppError('uri_too_long', `A path segment is longer than ${MAX_PARAM_LENGTH} characters`);
   }
   if (fastifyError.statusCode === 413) return new AppError('payload_too_large', 'The request body is too large');
   if (fastifyError.statusCode === 415) return new AppError('unsupported_media_type', 'Unsupported content type');

@@ -76,10 +76,15 @@ describe.each<Credential>(['none', 'malformed', 'wrong', 'other index', 'read-on
         expect(json(response)).toEqual({
           error: `Forbidden: /${route} is not allowed with a read-only token`,
           status: 403,
+          code: 'forbidden',
         });
       } else {
         expect(response.statusCode).toBe(401);
-        expect(json(response)).toEqual({ error: 'Unauthorized: Invalid auth token', status: 401 });
+        expect(json(response)).toEqual({
+          error: 'Unauthorized: Invalid auth token',
+          status: 401,
+          code: 'unauthorized',
+        });
         expect(response.headers['www-authenticate']).toBe('Bearer realm="searchplane"');
       }
     });
@@ -151,5 +156,5 @@ test('after DELETE of the index every route answers 401 and its data is gone fro
 test('an unknown endpoint is indistinguishable from a wrong token', async () => {
   const response = await callIndex(ctx.app, 'no-such-endpoint-12345', 'info', index.token);
   expect(response.statusCode).toBe(401);
-  expect(json(response)).toEqual({ error: 'Unauthorized: Invalid auth token', status: 401 });
+  expect(json(response)).toEqual({ error: 'Unauthorized: Invalid auth token', status: 401, code: 'unauthorized' });
 });

@@ -76,46 +76,53 @@ test('documents, namespaces, tokens and usage survive a graceful restart', async
   expect(stats.body.daily_update_count).toBe(3);
 });
 
-test('after kill -9 during writes, every acknowledged upsert is present', async () => {
-  const first = await startServer(target.args, env);
-  const index = await createIndex(first, 'crashy');
-  const books = sdkClient(first.url, index.endpoint, index.token).index('books');
+/** Kill -9 cycles of the crash test; more with CRASH_CYCLES (e.g. 20 before a release). */
+const CRASH_CYCLES = Number(process.env.CRASH_CYCLES ?? 3);
 
+test(`kill -9 during writes, ${CRASH_CYCLES} times in a row: every acknowledged upsert is present after each restart`, async () => {
+  let server = await startServer(target.args, env);
+  const index = await createIndex(server, 'crashy');
   const acknowledged: string[] = [];
   const BATCH = 20;
   let next = 0;
-  let killed = false;
-  // Four writers upsert batches until the process dies under them.
-  const writer = async () => {
-    while (!killed) {
-      const docs = Array.from({ length: BATCH }, () => doc(next++));
-      try {
-        await books.upsert(docs);
-        acknowledged.push(...docs.map((d) => d.id));
-      } catch {
-        return; // the connection died with the process: not acknowledged
-      }
-    }
-  };
-  const writers = Array.from({ length: 4 }, writer);
-  while (acknowledged.length < 40 * BATCH) await new Promise((resolve) => setImmediate(resolve));
-  killed = true;
-  await first.stop('SIGKILL');
-  await Promise.all(writers);
-  expect(acknowledged.length).toBeGreaterThanOrEqual(40 * BATCH);
 
-  const second = await startServer(target.args, env);
-  const after = sdkClient(second.url, index.endpoint, index.token).index('books');
-  for (let i = 0; i < acknowledged.length; i += 500) {
-    const ids = acknowledged.slice(i, i + 500);
-    const found = await after.fetch(ids);
-    const missing = ids.filter((_, j) => found[j] === null);
-    expect(missing).toEqual([]);
+  for (let cycle = 0; cycle < CRASH_CYCLES; cycle++) {
+    const books = sdkClient(server.url, index.endpoint, index.token).index('books');
+    const before = acknowledged.length;
+    let killed = false;
+    // Four writers upsert batches until the process dies under them.
+    const writer = async () => {
+      while (!killed) {
+        const docs = Array.from({ length: BATCH }, () => doc(next++));
+        try {
+          await books.upsert(docs);
+          acknowledged.push(...docs.map((d) => d.id));
+        } catch {
+          return; // the connection died with the process: not acknowledged
+        }
+      }
+    };
+    const writers = Array.from({ length: 4 }, writer);
+    while (acknowledged.length < before + 20 * BATCH) await new Promise((resolve) => setImmediate(resolve));
+    killed = true;
+    await server.stop('SIGKILL');
+    await Promise.all(writers);
+
+    server = await startServer(target.args, env);
+    const after = sdkClient(server.url, index.endpoint, index.token).index('books');
+    for (let i = 0; i < acknowledged.length; i += 500) {
+      const ids = acknowledged.slice(i, i + 500);
+      const found = await after.fetch(ids);
+      const missing = ids.filter((_, j) => found[j] === null);
+      expect(missing, `after kill ${cycle + 1}`).toEqual([]);
+    }
   }
-  const info = await waitUntilIndexed(second, index.endpoint, index.token);
+
+  const info = await waitUntilIndexed(server, index.endpoint, index.token);
   expect(info.documentCount).toBeGreaterThanOrEqual(acknowledged.length);
   // The vector side was rebuilt too: a purely semantic search finds an acknowledged document.
   const probe = doc(Number(acknowledged[0].slice(4)));
-  const hits = await after.search({ query: probe.content.text, limit: 5, semanticWeight: 1 });
+  const books = sdkClient(server.url, index.endpoint, index.token).index('books');
+  const hits = await books.search({ query: probe.content.text, limit: 5, semanticWeight: 1 });
   expect(hits.map((hit) => hit.id)).toContain(probe.id);
-});
+}, 120_000);

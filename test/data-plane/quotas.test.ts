@@ -51,7 +51,11 @@ async function stats(account: TestAccount, index: TestIndex) {
 
 function expect429(response: Awaited<ReturnType<typeof call>>, field: string, retryAfter: number) {
   expect(response.statusCode).toBe(429);
-  expect(json(response)).toEqual({ error: expect.stringContaining(field), status: 429 });
+  expect(json(response)).toEqual({
+    error: expect.stringContaining(field),
+    status: 429,
+    code: field.startsWith('max_daily') || field.startsWith('max_monthly') ? 'quota_exceeded' : 'rate_limited',
+  });
   expect(response.headers['retry-after']).toBe(String(retryAfter));
 }
 
@@ -64,7 +68,11 @@ test('max_writes_per_request: upserts and deletes by ids above it are 400 naming
   ] as const) {
     const response = await call(index, route, body);
     expect(response.statusCode).toBe(400);
-    expect(json(response)).toEqual({ error: expect.stringContaining('max_writes_per_request'), status: 400 });
+    expect(json(response)).toEqual({
+      error: expect.stringContaining('max_writes_per_request'),
+      status: 400,
+      code: 'request_limit_exceeded',
+    });
   }
   expect(json(await call(index, 'info')).result.vectorCount).toBe(0);
   expect((await call(index, 'upsert-data/w', makeDocs(2))).statusCode).toBe(200);
@@ -81,7 +89,11 @@ test('max_reads_per_request: topK, fetch ids and range limit above it are 400 na
   ] as const) {
     const response = await call(index, route, body);
     expect(response.statusCode).toBe(400);
-    expect(json(response)).toEqual({ error: expect.stringContaining('max_reads_per_request'), status: 400 });
+    expect(json(response)).toEqual({
+      error: expect.stringContaining('max_reads_per_request'),
+      status: 400,
+      code: 'request_limit_exceeded',
+    });
   }
   expect(json(await call(index, 'search/r', { query: 'document', topK: 2 })).result).toHaveLength(2);
   expect(json(await call(index, 'fetch/r', { ids: ['doc-0', 'doc-1'] })).result).toHaveLength(2);
@@ -95,7 +107,11 @@ test('max_vector_count: an upsert that would exceed it fails as a whole with 403
   expect((await call(index, 'upsert-data/a', makeDocs(2))).statusCode).toBe(200);
   const over = await call(index, 'upsert-data/b', makeDocs(2, 'other-'));
   expect(over.statusCode).toBe(403);
-  expect(json(over)).toEqual({ error: expect.stringContaining('max_vector_count'), status: 403 });
+  expect(json(over)).toEqual({
+    error: expect.stringContaining('max_vector_count'),
+    status: 403,
+    code: 'vector_limit_exceeded',
+  });
   const info = json(await call(index, 'info')).result;
   expect(info.vectorCount).toBe(2);
   expect(info.namespaces.b).toBeUndefined();

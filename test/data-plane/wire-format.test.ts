@@ -31,7 +31,7 @@ describe('envelope', () => {
     ]) {
       const response = await ctx.app.inject({ method: 'POST', url, headers: bearer() });
       expect(response.statusCode, url).toBe(404);
-      expect(json(response)).toEqual({ error: expect.any(String), status: 404 });
+      expect(json(response)).toEqual({ error: expect.any(String), status: 404, code: 'route_not_found' });
     }
   });
 
@@ -53,7 +53,7 @@ describe('envelope', () => {
       payload: '{"query": ',
     });
     expect(response.statusCode).toBe(400);
-    expect(json(response)).toEqual({ error: expect.stringMatching(/JSON/), status: 400 });
+    expect(json(response)).toEqual({ error: expect.stringMatching(/JSON/), status: 400, code: 'invalid_json' });
   });
 
   test('a body over the limit is 413 in the envelope', async () => {
@@ -61,7 +61,7 @@ describe('envelope', () => {
       { id: 'big', content: { t: 'x'.repeat(5000) } },
     ]);
     expect(response.statusCode).toBe(413);
-    expect(json(response)).toEqual({ error: expect.any(String), status: 413 });
+    expect(json(response)).toEqual({ error: expect.any(String), status: 413, code: 'payload_too_large' });
   });
 
   test('schema violations are 400 and name the field', async () => {
@@ -225,7 +225,11 @@ describe('host-based routing (SEARCHPLANE_DATA_DOMAIN)', () => {
     const host = `${index.endpoint}.search.test`;
     const unauthorized = await ctx.app.inject({ method: 'POST', url: '/info', headers: { host } });
     expect(unauthorized.statusCode).toBe(401);
-    expect(json(unauthorized)).toEqual({ error: 'Unauthorized: Invalid auth token', status: 401 });
+    expect(json(unauthorized)).toEqual({
+      error: 'Unauthorized: Invalid auth token',
+      status: 401,
+      code: 'unauthorized',
+    });
     const unknown = await ctx.app.inject({ method: 'POST', url: '/v2/search', headers: { host, ...bearer() } });
     expect(unknown.statusCode).toBe(404);
     expect(json(unknown).status).toBe(404);

@@ -19,6 +19,12 @@ const SCHEMA = `
   CREATE TABLE IF NOT EXISTS embeddings (label INTEGER PRIMARY KEY, vector BLOB NOT NULL);
 `;
 
+/**
+ * Bounds of each index's prepared-statement cache: the store's own statements (about 20) stay
+ * hot, and filters compiled to SQL take the rest. A statement costs tens of KB plus its SQL.
+ */
+export const STATEMENT_CACHE = { maxStatements: 64, maxSqlChars: 512 * 1024 } as const;
+
 /** Outcome of one atomic write: versions that now exist and labels that no longer do. */
 export interface WriteResult {
   added: { label: number; vector: Float32Array; doc: PreparedDocument }[];
@@ -46,7 +52,9 @@ export interface AppliedChanges {
  */
 export class DocumentStore {
   readonly db: Database.Database;
+  /** Map order is recency order: the first entry is the least recently used. */
   private readonly statements = new Map<string, Database.Statement>();
+  private statementChars = 0;
   private readonly namespaceIds = new Map<string, number>();
   private readonly counts = new Map<number, number>();
 
@@ -63,14 +71,36 @@ export class DocumentStore {
     this.reloadNamespaces();
   }
 
-  /** A cached prepared statement; SQL is always built from constants and numeric ids, never user text. */
+  /**
+   * A prepared statement, cached (least recently used first out) within {@link STATEMENT_CACHE}:
+   * SQL is built from constants, numeric ids and compiled filters (values are parameters), and a
+   * filter's shape comes from the client, so without a bound every distinct filter would keep a
+   * compiled statement alive for as long as the index stays open. An evicted statement is
+   * finalized by better-sqlite3 when it is garbage collected.
+   */
   statement(sql: string): Database.Statement {
     let statement = this.statements.get(sql);
-    if (!statement) {
+    if (statement) {
+      this.statements.delete(sql); // re-inserted below: most recently used
+    } else {
       statement = this.db.prepare(sql);
-      this.statements.set(sql, statement);
+      this.statementChars += sql.length;
+    }
+    this.statements.set(sql, statement);
+    while (
+      this.statements.size > 1 &&
+      (this.statements.size > STATEMENT_CACHE.maxStatements || this.statementChars > STATEMENT_CACHE.maxSqlChars)
+    ) {
+      const oldest = this.statements.keys().next().value!;
+      this.statements.delete(oldest);
+      this.statementChars -= oldest.length;
     }
     return statement;
+  }
+
+  /** Statements cached now (for tests of the bound). */
+  get cachedStatements(): number {
+    return this.statements.size;
   }
 
   all<T>(sql: string, ...params: unknown[]): T[] {

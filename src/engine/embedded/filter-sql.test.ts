@@ -90,4 +90,36 @@ describe('compileFilter (evaluated by SQLite)', () => {
   ])('%s', (filter, expected) => {
     expect(ids(filter)).toEqual(expected);
   });
+
+  it.each([
+    ["name IN ('Laptop Pro', true, 600, 'nope')", ['laptop']], // types never mix: 600 is not a name
+    ['price IN (600, 12.5, true)', ['mug', 'phone']],
+    ['inStock IN (true, false)', ['chair', 'laptop', 'phone']],
+    ["inStock NOT IN (true, 'x')", ['mug', 'phone']],
+    ["price IN ('250', 1200)", ['chair', 'laptop']],
+  ])('mixed IN list: %s', (filter, expected) => {
+    expect(ids(filter)).toEqual(expected);
+  });
+
+  it('runs an IN list of 4,000 values', () => {
+    const values = Array.from({ length: 4000 }, (_, i) => `'v${i}'`);
+    values[3210] = "'Phone mini'";
+    expect(ids(`name IN (${values.join(', ')})`)).toEqual(['phone']);
+    expect(ids(`name NOT IN (${values.join(', ')})`)).toEqual(['chair', 'laptop', 'mug']);
+    const numbers = Array.from({ length: 4000 }, (_, i) => i * 1000 + 0.5);
+    expect(ids(`price IN (${numbers.join(', ')}, 600)`)).toEqual(['phone']);
+  });
+
+  it('runs 1,000 AND-ed and 2,000 OR-ed conditions', () => {
+    const ands = Array.from({ length: 999 }, (_, i) => `price != ${i + 1}`);
+    expect(ids(`inStock = true AND ${ands.join(' AND ')}`)).toEqual(['chair', 'laptop']);
+    const ors = Array.from({ length: 1999 }, (_, i) => `specs.ram = ${i + 100}`);
+    expect(ids(`${ors.join(' OR ')} OR @metadata.brand = 'Zeta'`)).toEqual(['phone']);
+    // Parenthesized groups of long chains, within the nesting limit.
+    const group = (n: number, field: string) =>
+      `(${Array.from({ length: n }, (_, i) => `${field} != ${i + 2000}`).join(' AND ')})`;
+    expect(ids(`${group(500, 'price')} AND (${group(400, 'specs.ram')} OR name = 'x') AND price > 1000`)).toEqual([
+      'laptop',
+    ]);
+  });
 });

@@ -24,19 +24,20 @@ export function compileFilter(node: FilterNode, alias: string): SqlFragment {
 
   function visit(current: FilterNode): string {
     if (current.type !== 'condition') {
-      return `(${current.operands.map(visit).join(current.type === 'and' ? ' AND ' : ' OR ')})`;
+      return balanced(current.operands.map(visit), current.type === 'and' ? ' AND ' : ' OR ');
     }
     const column = `${alias}.${current.field.source}`;
     const path = jsonPath(current.field);
     const values = Array.isArray(current.value) ? current.value : [current.value];
-    const anyEqual = () => `(${values.map((value) => equals(column, path, value)).join(' OR ')})`;
     switch (current.operator) {
       case '=':
-      case 'IN':
-        return anyEqual();
+        return equals(column, path, values[0]);
       case '!=':
+        return `NOT ${equals(column, path, values[0])}`;
+      case 'IN':
+        return membership(column, path, values);
       case 'NOT IN':
-        return `NOT ${anyEqual()}`;
+        return `NOT ${membership(column, path, values)}`;
       case 'GLOB':
         return compare(column, path, 'GLOB', values[0]);
       case 'NOT GLOB':
@@ -64,6 +65,31 @@ export function compileFilter(node: FilterNode, alias: string): SqlFragment {
     return compare(column, path, '=', value);
   }
 
+  /**
+   * The value equals one of `values` (same JSON type): one `IN (SELECT value FROM json_each(?))` per
+   * type, whatever the length of the list, so long lists neither nest expressions nor use a
+   * parameter per value.
+   */
+  function membership(column: string, path: string, values: FilterValue[]): string {
+    const strings = values.filter((value) => typeof value === 'string');
+    const numbers = values.filter((value) => typeof value === 'number');
+    const parts: string[] = [];
+    if (strings.length > 0) {
+      parts.push(
+        `(json_type(${column}, ${param(path)}) IS 'text' AND json_extract(${column}, ${param(path)}) IN (SELECT value FROM json_each(${param(JSON.stringify(strings))})))`,
+      );
+    }
+    if (numbers.length > 0) {
+      parts.push(
+        `(coalesce(json_type(${column}, ${param(path)}), '') IN ('integer', 'real') AND json_extract(${column}, ${param(path)}) IN (SELECT value FROM json_each(${param(JSON.stringify(numbers))})))`,
+      );
+    }
+    for (const value of new Set(values.filter((value) => typeof value === 'boolean'))) {
+      parts.push(equals(column, path, value));
+    }
+    return parts.length === 1 ? parts[0] : `(${parts.join(' OR ')})`;
+  }
+
   /** Arrays: element membership (same JSON type); strings: substring. */
   function contains(column: string, path: string, value: FilterValue): string {
     let sql = `(CASE json_type(${column}, ${param(path)}) WHEN 'array' THEN EXISTS (SELECT 1 FROM json_each(${column}, ${param(path)}) WHERE `;
@@ -75,6 +101,17 @@ export function compileFilter(node: FilterNode, alias: string): SqlFragment {
   }
 
   return { sql: visit(node), params };
+}
+
+/**
+ * `parts` joined by `operator` as a balanced tree of parentheses: SQLite parses a flat chain of
+ * n ANDs as an expression n deep and refuses depth 1000, while a balanced tree is log2(n) deep.
+ * The order of the parts (and so of their parameters) is kept.
+ */
+function balanced(parts: string[], operator: string): string {
+  if (parts.length === 1) return parts[0];
+  const middle = parts.length >> 1;
+  return `(${balanced(parts.slice(0, middle), operator)}${operator}${balanced(parts.slice(middle), operator)})`;
 }
 
 /** SQLite JSON path with every key quoted (`$."a"."b"[0]`); the lexer keeps quotes out of keys. */

@@ -35,7 +35,9 @@ export function lexFilter(input: string): FilterToken[] {
       position = end;
     } else if (matchAt(NUMBER, input, position) && !/[A-Za-z_$]/.test(input[NUMBER.lastIndex] ?? '')) {
       const text = input.slice(position, NUMBER.lastIndex);
-      tokens.push({ kind: 'number', value: Number(text), text, position });
+      const value = Number(text);
+      if (!Number.isFinite(value)) throw filterError(position, `the number ${text.slice(0, 32)} is out of range`);
+      tokens.push({ kind: 'number', value, text, position });
       position = NUMBER.lastIndex;
     } else if (matchAt(WORD, input, position)) {
       tokens.push({ kind: 'word', text: input.slice(position, WORD.lastIndex), position });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../errors.js';
-import { parseFilter } from './filter-parser.js';
+import { FILTER_LIMITS, parseFilter } from './filter-parser.js';
 
 const content = (...path: (string | number)[]) => ({ source: 'content', path });
 
@@ -100,5 +100,21 @@ describe('parseFilter', () => {
 
   it('limits nesting depth', () => {
     expect(filterError(`${'('.repeat(100)}a = 1${')'.repeat(100)}`).message).toContain('nested parentheses');
+  });
+
+  it('refuses filters over the size limits with filter_too_large', () => {
+    const long = `a = '${'x'.repeat(FILTER_LIMITS.maxLength)}'`;
+    expect(filterError(long).code).toBe('filter_too_large');
+    const many = Array.from({ length: FILTER_LIMITS.maxConditions + 1 }, (_, i) => `a = ${i}`).join(' OR ');
+    expect(filterError(many).code).toBe('filter_too_large');
+    const enough = Array.from({ length: FILTER_LIMITS.maxConditions }, (_, i) => `a = ${i}`).join(' OR ');
+    expect(parseFilter(enough)).toMatchObject({ type: 'or' });
+  });
+
+  it('refuses numbers out of range and overlong GLOB patterns with invalid_filter', () => {
+    expect(filterError('a = 1e999').message).toContain('out of range');
+    expect(filterError('a IN (1, -1e400)').code).toBe('invalid_filter');
+    const pattern = `a GLOB '${'*'.repeat(FILTER_LIMITS.maxPatternLength + 1)}'`;
+    expect(filterError(pattern).message).toContain('GLOB pattern');
   });
 });

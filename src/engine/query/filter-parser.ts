@@ -1,3 +1,4 @@
+import { AppError } from '../../errors.js';
 import { type FilterToken, filterError, lexFilter } from './filter-lexer.js';
 
 export type FilterValue = string | number | boolean;
@@ -29,7 +30,21 @@ export type FilterNode =
 
 const KEYWORDS = new Set(['and', 'or', 'not', 'in', 'glob', 'contains', 'true', 'false']);
 const COMPARISONS = new Set(['=', '!=', '<', '<=', '>', '>=']);
-const MAX_DEPTH = 64;
+/**
+ * Bounds on one filter, so that any accepted filter compiles to SQL that SQLite runs (its
+ * expression depth, variable count and GLOB pattern length are limited) in bounded time and memory.
+ */
+export const FILTER_LIMITS = {
+  /** Characters of filter text. */
+  maxLength: 65_536,
+  /** Conditions (`field operator value`), all AND/OR operands together; IN lists count once. */
+  maxConditions: 2_000,
+  /** Nested parentheses. */
+  maxDepth: 64,
+  /** Characters of a GLOB pattern (SQLite refuses patterns over 50,000). */
+  maxPatternLength: 10_000,
+} as const;
+const MAX_DEPTH = FILTER_LIMITS.maxDepth;
 
 /**
  * Parses the `@upstash/search` filter language into an AST. AND binds tighter than OR; keywords
@@ -46,8 +61,12 @@ const MAX_DEPTH = 64;
  * ```
  */
 export function parseFilter(input: string): FilterNode {
+  if (input.length > FILTER_LIMITS.maxLength) {
+    throw filterTooLarge(`the filter is ${input.length} characters; the limit is ${FILTER_LIMITS.maxLength}`);
+  }
   const tokens = lexFilter(input);
   let index = 0;
+  let conditions = 0;
   const peek = (): FilterToken => tokens[index];
   const next = (): FilterToken => tokens[index++];
   const isKeyword = (token: FilterToken, keyword: string) =>
@@ -86,6 +105,9 @@ export function parseFilter(input: string): FilterNode {
   }
 
   function parseCondition(): FilterNode {
+    if (++conditions > FILTER_LIMITS.maxConditions) {
+      throw filterTooLarge(`the filter has more than ${FILTER_LIMITS.maxConditions} conditions`);
+    }
     const field = parseField();
     const operator = parseOperator();
     if (operator === 'IN' || operator === 'NOT IN')
@@ -93,6 +115,12 @@ export function parseFilter(input: string): FilterNode {
     const value = parseValue(`a value after '${operator}'`);
     if (operator.endsWith('GLOB') && typeof value !== 'string')
       throw fail(tokens[index - 1], `a string pattern after '${operator}'`);
+    if (operator.endsWith('GLOB') && (value as string).length > FILTER_LIMITS.maxPatternLength) {
+      throw filterError(
+        tokens[index - 1].position,
+        `a GLOB pattern may have at most ${FILTER_LIMITS.maxPatternLength} characters`,
+      );
+    }
     if (/^[<>]/.test(operator) && typeof value === 'boolean')
       throw fail(tokens[index - 1], `a number or string after '${operator}'`);
     return { type: 'condition', field, operator, value };
@@ -169,6 +197,12 @@ export function parseFilter(input: string): FilterNode {
   const root = parseOr(0);
   if (peek().kind !== 'end') throw fail(peek(), 'AND, OR or the end of the filter');
   return root;
+}
+
+function filterTooLarge(problem: string): AppError {
+  return new AppError('filter_too_large', `Filter too large: ${problem}`, {
+    details: [{ field: 'filter', message: problem }],
+  });
 }
 
 function describe(token: FilterToken): string {

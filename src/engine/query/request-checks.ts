@@ -22,10 +22,17 @@ export function checkPrefix(prefix: unknown, allowEmpty: boolean): void {
   }
 }
 
+/**
+ * Largest page of documents one range or prefix fetch returns, whatever the index's
+ * `max_reads_per_request` (an unlimited index still pages): bounds a response's size and keeps the
+ * value within what SQLite's LIMIT takes.
+ */
+export const MAX_PAGE_SIZE = 10_000;
+
 export function checkLimit(limit: unknown): void {
-  if (!Number.isInteger(limit) || (limit as number) < 1) {
-    throw new AppError('invalid_request', 'limit must be a positive integer', {
-      details: [{ field: 'limit', message: 'must be >= 1' }],
+  if (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > MAX_PAGE_SIZE) {
+    throw new AppError('invalid_request', `limit must be an integer from 1 to ${MAX_PAGE_SIZE}`, {
+      details: [{ field: 'limit', message: `must be 1..${MAX_PAGE_SIZE}` }],
     });
   }
 }

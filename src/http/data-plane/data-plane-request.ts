@@ -51,7 +51,7 @@ const ErrorRef = Type.Ref('DataPlaneError');
  */
 export function dataPlaneSchema<S extends object>(summary: string, schema: S) {
   const errors: Record<number, TSchema> = {};
-  for (const status of [400, 401, 403, 404, 413, 429, 500]) errors[status] = ErrorRef;
+  for (const status of [400, 401, 403, 404, 413, 414, 429, 500]) errors[status] = ErrorRef;
   return {
     tags: ['data-plane'],
     summary,

@@ -3,6 +3,8 @@ import fp from 'fastify-plugin';
 import { errors } from '../../errors.js';
 import type { AccountService } from '../../services/account.service.js';
 import type { Clock } from '../../services/clock.js';
+import { isCleanText } from '../input-guard.js';
+import { LoginThrottle, loginThrottleLimits } from './login-throttle.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -14,89 +16,60 @@ declare module 'fastify' {
 export interface BasicAuthOptions {
   accounts: AccountService;
   clock: Clock;
-  /** Failures per address per minute before the address is refused with 429. */
+  /** Failed logins per (account, address) per minute before 429; see {@link LoginThrottle}. */
   failureLimit: number;
 }
 
-const WINDOW_MS = 60_000;
-const MAX_TRACKED_ADDRESSES = 100_000;
+/** The longest email an account can have (64 + "@" + 255, as the account service accepts). */
+const MAX_EMAIL_LENGTH = 320;
+/** API keys are 43 characters; anything much longer is not worth hashing. */
+const MAX_API_KEY_LENGTH = 1024;
 
 /**
- * Counts failed logins per address in fixed one-minute windows. Past the limit the address
- * is refused (even with right credentials) until its window ends, which makes guessing keys
- * pointless; addresses that never fail are never slowed.
+ * Parses `Authorization: Basic base64(email:key)`; undefined when absent or malformed, including
+ * text no account can have (control characters, NUL, invalid UTF-8, overlong), so it never
+ * reaches the store or the throttle's keys.
  */
-export class AuthFailureThrottle {
-  private readonly failures = new Map<string, { windowStart: number; count: number }>();
-
-  constructor(
-    private readonly limit: number,
-    private readonly clock: Clock,
-  ) {}
-
-  /** Seconds until the address may try again, or 0 when it is not blocked. */
-  retryAfter(address: string): number {
-    const entry = this.failures.get(address);
-    if (!entry) return 0;
-    const now = this.clock();
-    if (now - entry.windowStart >= WINDOW_MS) {
-      this.failures.delete(address);
-      return 0;
-    }
-    return entry.count > this.limit ? Math.ceil((entry.windowStart + WINDOW_MS - now) / 1000) : 0;
-  }
-
-  recordFailure(address: string): void {
-    const now = this.clock();
-    const entry = this.failures.get(address);
-    if (entry && now - entry.windowStart < WINDOW_MS) {
-      entry.count++;
-      return;
-    }
-    if (this.failures.size >= MAX_TRACKED_ADDRESSES) this.evictExpired(now);
-    this.failures.set(address, { windowStart: now, count: 1 });
-  }
-
-  private evictExpired(now: number): void {
-    for (const [address, entry] of this.failures) {
-      if (now - entry.windowStart >= WINDOW_MS) this.failures.delete(address);
-    }
-    if (this.failures.size >= MAX_TRACKED_ADDRESSES) this.failures.clear();
-  }
-}
-
-/** Parses `Authorization: Basic base64(email:key)`; undefined when absent or malformed. */
 export function parseBasicAuth(header: string | undefined): { email: string; apiKey: string } | undefined {
   if (!header) return undefined;
   const match = /^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header);
   if (!match) return undefined;
-  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const bytes = Buffer.from(match[1], 'base64');
+  let decoded: string;
+  try {
+    decoded = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
   const colon = decoded.indexOf(':');
   if (colon <= 0 || colon === decoded.length - 1) return undefined;
-  return { email: decoded.slice(0, colon), apiKey: decoded.slice(colon + 1) };
+  const email = decoded.slice(0, colon);
+  const apiKey = decoded.slice(colon + 1);
+  if (email.length > MAX_EMAIL_LENGTH || apiKey.length > MAX_API_KEY_LENGTH) return undefined;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+  if (/[\u0000-\u001f\u007f]/.test(email) || !isCleanText(apiKey)) return undefined;
+  return { email, apiKey };
 }
 
 /** Requires HTTP Basic credentials on every route of the encapsulating context. */
 async function basicAuthPlugin(app: FastifyInstance, options: BasicAuthOptions): Promise<void> {
-  const throttle = new AuthFailureThrottle(options.failureLimit, options.clock);
+  const throttle = new LoginThrottle(loginThrottleLimits(options.failureLimit), options.clock);
   app.decorateRequest('accountEmail', '');
   app.addHook('onRequest', async (request: FastifyRequest) => {
-    const retryAfter = throttle.retryAfter(request.ip);
-    if (retryAfter > 0) {
-      throw errors.tooMany(
-        'too_many_auth_failures',
-        'Too many failed logins from this address; try again later',
-        retryAfter,
-      );
-    }
     const credentials = parseBasicAuth(request.headers.authorization);
+    // Nothing was tried without credentials, so nothing is counted.
+    if (!credentials) throw errors.unauthorized('Send HTTP Basic credentials: your account email and API key');
+    const retryAfter = throttle.retryAfter(credentials.email, request.ip);
+    if (retryAfter > 0) {
+      throw errors.tooMany('too_many_auth_failures', 'Too many failed logins; try again later', retryAfter);
+    }
     try {
-      if (!credentials) throw errors.unauthorized('Send HTTP Basic credentials: your account email and API key');
       request.accountEmail = await options.accounts.authenticate(credentials.email, credentials.apiKey);
     } catch (error) {
-      throttle.recordFailure(request.ip);
+      throttle.recordFailure(credentials.email, request.ip);
       throw error;
     }
+    throttle.recordSuccess(credentials.email, request.ip);
   });
 }
 

@@ -35,9 +35,13 @@ export const UuidParams = Type.Object({ id: Type.String({ description: 'Resource
 
 const ref = Type.Ref('ManagementError');
 
-/** Error responses every authenticated management route documents, plus route-specific ones. */
+/**
+ * Error responses every authenticated management route documents, plus route-specific ones. Any
+ * route may answer 400 (text with NUL or lone surrogates in its path or query) and 414 (an
+ * overlong path segment).
+ */
 export function managementErrors(...statuses: number[]): Record<number, TSchema> {
-  const responses: Record<number, TSchema> = { 401: ref, 429: ref, 500: ref };
+  const responses: Record<number, TSchema> = { 400: ref, 401: ref, 414: ref, 429: ref, 500: ref };
   for (const status of statuses) responses[status] = ref;
   return responses;
 }

@@ -82,8 +82,12 @@ export const ResetQuery = Type.Object({
 export const resultOf = (description: string) =>
   Type.Object({ result: Type.Unknown({ description }) }, { additionalProperties: false });
 
-/** The failure envelope `{"error": "...", "status": N}`, HTTP status equal to `status`. */
+/** The failure envelope `{"error": "...", "status": N, "code": "..."}`, HTTP status equal to `status`. */
 export const DataPlaneErrorSchema = Type.Object(
-  { error: Type.String(), status: Type.Integer() },
+  {
+    error: Type.String({ description: 'What went wrong, for people (the SDK throws it)' }),
+    status: Type.Integer({ description: 'The HTTP status, repeated' }),
+    code: Type.String({ description: 'Stable snake_case error code' }),
+  },
   { $id: 'DataPlaneError', title: 'DataPlaneError' },
 );

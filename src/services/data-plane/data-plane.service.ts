@@ -6,6 +6,7 @@ import type {
   SearchEngine,
   SearchHit,
 } from '../../engine/contract.js';
+import { MAX_PAGE_SIZE } from '../../engine/query/request-checks.js';
 import { AppError, isAppError } from '../../errors.js';
 import type { QuotaGuard } from './quota-guard.service.js';
 import { parseDeleteBody, parseFetchBody } from './request-selectors.js';
@@ -47,6 +48,13 @@ export const DEFAULT_SEMANTIC_WEIGHT = 0.75;
 export const DEFAULT_TOP_K = 10;
 /** How many documents one fetch by prefix returns when the index has no read limit. */
 const UNLIMITED_PREFIX_FETCH = 1000;
+/**
+ * Documents per upsert and ids per delete by ids, whatever the index's `max_writes_per_request`
+ * (a plans file may make it unlimited): one write is one statement in PostgreSQL, whose protocol
+ * takes at most 65,535 parameters (7 per document).
+ */
+export const MAX_WRITE_BATCH = 5_000;
+
 /** Rerank quota unit: one per 100 documents re-scored. */
 const DOCUMENTS_PER_RERANK_UNIT = 100;
 
@@ -69,6 +77,7 @@ export class DataPlaneService {
   /** Inserts or replaces documents by id; the whole batch fails if it would pass `max_vector_count`. */
   async upsert(caller: DataPlaneCaller, namespace: string, body: DocumentInput | DocumentInput[]): Promise<'Success'> {
     const docs = Array.isArray(body) ? body : [body];
+    checkWriteBatch(docs.length, 'Documents per upsert');
     this.quotas.checkRequestLimit(caller, 'max_writes_per_request', docs.length, 'Documents per upsert');
     await this.quotas.admit(caller, 'update');
     if (docs.length > 0) {
@@ -126,7 +135,7 @@ export class DataPlaneService {
     } else {
       // A prefix fetch returns at most one request's worth of reads; `range` pages through more.
       const limit = caller.quotas.max_reads_per_request;
-      selector = { prefix: wanted.prefix, limit: limit < 0 ? UNLIMITED_PREFIX_FETCH : limit };
+      selector = { prefix: wanted.prefix, limit: limit < 0 ? UNLIMITED_PREFIX_FETCH : Math.min(limit, MAX_PAGE_SIZE) };
     }
     await this.quotas.admit(caller, 'query');
     const index = await this.engine.open(caller.indexId);
@@ -139,6 +148,7 @@ export class DataPlaneService {
   async delete(caller: DataPlaneCaller, namespace: string, body: unknown): Promise<{ deleted: number }> {
     const selector = parseDeleteBody(body);
     if ('ids' in selector) {
+      checkWriteBatch(selector.ids.length, 'Ids per delete');
       this.quotas.checkRequestLimit(caller, 'max_writes_per_request', selector.ids.length, 'Ids per delete');
     }
     await this.quotas.admit(caller, 'update');
@@ -200,5 +210,17 @@ export class DataPlaneService {
    */
   recordBandwidth(caller: DataPlaneCaller, bytes: number): void {
     if (bytes > 0) this.quotas.record(caller.indexId, { bandwidth: bytes });
+  }
+}
+
+function checkWriteBatch(count: number, what: string): void {
+  if (count > MAX_WRITE_BATCH) {
+    throw new AppError(
+      'request_limit_exceeded',
+      `${what} is ${count}; one request may write at most ${MAX_WRITE_BATCH}`,
+      {
+        details: [{ field: 'documents', message: `at most ${MAX_WRITE_BATCH} per request` }],
+      },
+    );
   }
 }

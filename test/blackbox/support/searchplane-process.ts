@@ -53,6 +53,14 @@ export function parseJson<T = any>(text: string): T {
 
 const running = new Set<ServerProcess>();
 
+/** OS limits and runtime options a server process is started under. */
+export interface ProcessLimits {
+  /** `ulimit -n`: the most file descriptors it may have open. */
+  openFiles?: number;
+  /** Options for node itself (before the script), e.g. V8 flags. */
+  nodeOptions?: string[];
+}
+
 /** A `searchplane serve` child process; its output is collected for assertions. */
 export class ServerProcess {
   stdout = '';
@@ -62,12 +70,24 @@ export class ServerProcess {
   private readonly child: ChildProcess;
   private waiters: (() => void)[] = [];
 
-  constructor(args: string[], env?: Record<string, string>) {
-    this.child = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', ...args], {
-      cwd: ROOT,
-      env: childEnv(env),
-      stdio: 'pipe',
-    });
+  constructor(args: string[], env?: Record<string, string>, limits: ProcessLimits = {}) {
+    const command = [
+      process.execPath,
+      ...(limits.nodeOptions ?? []),
+      BIN,
+      'serve',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '0',
+      ...args,
+    ];
+    // With a descriptor limit, bash sets it and then becomes the server (exec keeps the pid).
+    const [file, ...rest] =
+      limits.openFiles === undefined
+        ? command
+        : ['bash', '-c', `ulimit -n ${limits.openFiles} && exec "$0" "$@"`, ...command];
+    this.child = spawn(file, rest, { cwd: ROOT, env: childEnv(env), stdio: 'pipe' });
     running.add(this);
     const notify = () => {
       for (const waiter of this.waiters) waiter();
@@ -128,8 +148,12 @@ export class ServerProcess {
  * Starts `searchplane serve` on a free port (`--port 0`), reads the URL it prints and polls
  * `/healthz` until it answers 200.
  */
-export async function startServer(args: string[], env?: Record<string, string>): Promise<ServerProcess> {
-  const server = new ServerProcess(args, env);
+export async function startServer(
+  args: string[],
+  env?: Record<string, string>,
+  limits?: ProcessLimits,
+): Promise<ServerProcess> {
+  const server = new ServerProcess(args, env, limits);
   const [, url] = await server.waitForOutput(/searchplane listening on (http:\/\/\S+)/);
   server.url = url;
   await waitForHealthy(url);

@@ -86,23 +86,24 @@ describe('HTTP Basic authentication', () => {
 describe('throttling repeated failures', () => {
   const limit = 20;
 
-  test(`more than ${limit} failures in a minute from one address → 429 with Retry-After, then it recovers`, async () => {
+  test(`exactly ${limit} failures for an account from one address, then 429 with Retry-After, then it recovers`, async () => {
     const address = '10.1.1.1';
     const wrong = basic(account.email, 'wrong-key-wrong-key');
     for (let i = 0; i < limit; i++) expect((await fromAddress(address, wrong)).statusCode).toBe(401);
-    // Right up to the limit, the right key still works from that address.
-    expect((await fromAddress(address, account.auth)).statusCode).toBe(200);
-    expect((await fromAddress(address, wrong)).statusCode).toBe(401);
 
+    // The next attempt is refused whatever the key: guessing from there is pointless.
     const blocked = await fromAddress(address, account.auth);
     expect(blocked.statusCode).toBe(429);
     expect(json(blocked).code).toBe('too_many_auth_failures');
     const retryAfter = Number(blocked.headers['retry-after']);
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(60);
+    expect((await fromAddress(address, wrong)).statusCode).toBe(429);
 
-    // Other addresses are unaffected.
+    // Other addresses are unaffected, and so are other accounts from this address.
     expect((await fromAddress('10.1.1.2', account.auth)).statusCode).toBe(200);
+    const other = await createAccount(ctx.app);
+    expect((await fromAddress(address, other.auth)).statusCode).toBe(200);
 
     now += retryAfter * 1000;
     expect((await fromAddress(address, account.auth)).statusCode).toBe(200);

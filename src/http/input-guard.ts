@@ -1,0 +1,146 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { AppError } from '../errors.js';
+
+/**
+ * The one gate every request's input passes before auth, schemas or services see it: JSON bodies
+ * (parsed here), path parameters and the query string. It refuses what no part of the service can
+ * store or process faithfully, with a 400 and a stable code, so that no such input can reach
+ * PostgreSQL (which rejects NUL in text) or a recursive walk (which overflows on deep nesting):
+ * - `invalid_characters`: a string (value or object key) holding NUL (U+0000) or an unpaired UTF-16
+ *   surrogate (`"\ud800"`), which UTF-8 cannot encode;
+ * - `nesting_too_deep`: arrays and objects nested deeper than {@link INPUT_LIMITS}.maxDepth;
+ * - `invalid_json`: text that is not JSON, or JSON with `__proto__` / `constructor.prototype` keys.
+ * Size is bounded before parsing by the body limit (SEARCHPLANE_BODY_LIMIT_BYTES).
+ */
+export const INPUT_LIMITS = {
+  /** Levels of nested arrays and objects in a JSON body (the body itself is level 1). */
+  maxDepth: 64,
+} as const;
+
+type Location = 'body' | 'params' | 'querystring';
+
+/** What is wrong with a piece of text, or undefined when every part of the service can take it. */
+export function textProblem(text: string): string | undefined {
+  if (text.includes('\u0000')) return 'contains a NUL character (\\u0000)';
+  if (!(text as string & { isWellFormed(): boolean }).isWellFormed()) return 'contains an unpaired UTF-16 surrogate';
+  return undefined;
+}
+
+/** Whether `text` is safe to store and compare (see {@link textProblem}). */
+export function isCleanText(text: string): boolean {
+  return textProblem(text) === undefined;
+}
+
+interface Pending {
+  value: unknown;
+  depth: number;
+  parent: Pending | undefined;
+  key: string | number | undefined;
+}
+
+/**
+ * Throws `invalid_characters` or `nesting_too_deep` for the first offending part of `value`
+ * (iteratively, so a hostile body cannot exhaust the stack), naming its field.
+ */
+export function checkInput(value: unknown, location: Location): void {
+  const stack: Pending[] = [{ value, depth: 0, parent: undefined, key: undefined }];
+  while (stack.length > 0) {
+    const current = stack.pop()!;
+    const item = current.value;
+    if (typeof item === 'string') {
+      const problem = textProblem(item);
+      if (problem) throw invalidCharacters(location, current, problem);
+      continue;
+    }
+    if (typeof item !== 'object' || item === null) continue;
+    const depth = current.depth + 1;
+    if (depth > INPUT_LIMITS.maxDepth) {
+      throw new AppError(
+        'nesting_too_deep',
+        `The ${location} nests arrays and objects deeper than ${INPUT_LIMITS.maxDepth} levels`,
+        { details: [{ field: fieldOf(location, current), message: `at most ${INPUT_LIMITS.maxDepth} levels` }] },
+      );
+    }
+    if (Array.isArray(item)) {
+      for (let i = item.length - 1; i >= 0; i--) stack.push({ value: item[i], depth, parent: current, key: i });
+      continue;
+    }
+    const keys = Object.keys(item);
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const key = keys[i];
+      const entry = { value: (item as Record<string, unknown>)[key], depth, parent: current, key };
+      const problem = textProblem(key);
+      if (problem) throw invalidCharacters(location, entry, `has a key that ${problem}`);
+      stack.push(entry);
+    }
+  }
+}
+
+function invalidCharacters(location: Location, at: Pending, problem: string): AppError {
+  const field = fieldOf(location, at);
+  return new AppError('invalid_characters', `${field} ${problem}; text must be valid Unicode without NUL`, {
+    details: [{ field, message: problem }],
+  });
+}
+
+/** `body.documents[0].content.title`-style name of where a value sits (built only on failure). */
+function fieldOf(location: Location, at: Pending): string {
+  const parts: string[] = [];
+  for (let node: Pending | undefined = at; node?.parent; node = node.parent) {
+    const key = node.key!;
+    parts.push(typeof key === 'number' ? `[${key}]` : `.${printable(key)}`);
+  }
+  return location + parts.reverse().join('');
+}
+
+/** A key as it may appear in a message: control characters and lone surrogates escaped, cut short. */
+function printable(key: string): string {
+  const short = key.length > 64 ? `${key.slice(0, 64)}…` : key;
+  return short.replace(
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what gets escaped
+    /[\u0000-\u001f]|[\ud800-\udfff]/g,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+/**
+ * Installs the JSON body parser and the checks of every route's input. Register it on the root
+ * instance before any route plugin, so its hook runs before authentication hooks.
+ */
+async function inputGuardPlugin(app: FastifyInstance): Promise<void> {
+  // JSON is the only body format; an empty body with a JSON content type means "no body"
+  // (clients send the header on every call, including body-less POSTs).
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body as string;
+    if (text.trim().length === 0) return done(null, undefined);
+    parseJson(request, text, (error, value) => {
+      if (error) return done(jsonError(error), undefined);
+      try {
+        checkInput(value, 'body');
+      } catch (problem) {
+        return done(problem as Error, undefined);
+      }
+      done(null, value);
+    });
+  });
+  app.addHook('onRequest', async (request: FastifyRequest) => {
+    checkInput(request.params, 'params');
+    checkInput(request.query, 'querystring');
+  });
+}
+
+/** Every parse failure as `invalid_json`; the parser's own message may quote the body, so it is not passed on. */
+function jsonError(error: Error): AppError {
+  const forbidden = /prototype/i.test(error.message);
+  return new AppError(
+    'invalid_json',
+    forbidden
+      ? 'The request body is not accepted: "__proto__" and "constructor.prototype" keys are not allowed'
+      : 'The request body is not valid JSON',
+  );
+}
+
+export const inputGuard = fp(inputGuardPlugin, { name: 'searchplane-input-guard' });

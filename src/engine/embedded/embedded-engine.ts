@@ -113,6 +113,7 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): EmbeddedEn
     },
 
     async describe(indexId: string): Promise<IndexSummary> {
+      if (indexes.wasDropped(indexId)) return { vectorCount: 0, pendingVectorCount: 0, indexSize: 0 };
       const open = await indexes.peek(indexId)?.catch(() => undefined);
       if (open) {
         const { documents, pendingVectors } = open.counts();
@@ -127,7 +128,8 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): EmbeddedEn
 
     async drop(indexId: string): Promise<void> {
       const dir = folder(indexId);
-      await indexes.drop(indexId, () => rm(dir, { recursive: true, force: true }));
+      // Retries ride out a file still being closed or written (EBUSY, ENOTEMPTY) by a late reader.
+      await indexes.drop(indexId, () => rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 }));
     },
 
     async sweep(existing): Promise<string[]> {

@@ -22,6 +22,7 @@ export class OpenIndexes<T extends { close(): Promise<void> }> {
   private readonly entries = new Map<string, Entry<T>>();
   private readonly closing = new Map<string, Promise<void>>();
   private readonly dropped = new Set<string>();
+  private readonly removals = new Map<string, Promise<void>>();
 
   constructor(
     private readonly capacity: number,
@@ -57,14 +58,21 @@ export class OpenIndexes<T extends { close(): Promise<void> }> {
   }
 
   /** Closes the index once its current users are done, forbids reopening it, then runs `remove`. */
-  async drop(id: string, remove: () => Promise<void>): Promise<void> {
+  drop(id: string, remove: () => Promise<void>): Promise<void> {
+    // A second drop of the same index (a node hears about its own drop, say) joins the first.
+    let removal = this.removals.get(id);
+    if (removal) return removal;
     this.dropped.add(id);
     if (this.dropped.size > DROPPED_MEMORY) this.dropped.delete(this.dropped.values().next().value!);
     const entry = this.entries.get(id);
     this.entries.delete(id);
-    if (entry) await this.closeWhenIdle(id, entry);
-    await this.closing.get(id);
-    await remove();
+    removal = (async () => {
+      if (entry) await this.closeWhenIdle(id, entry);
+      await this.closing.get(id);
+      await remove();
+    })().finally(() => this.removals.delete(id));
+    this.removals.set(id, removal);
+    return removal;
   }
 
   /** Whether `id` was dropped on this node (recently; the memory is bounded). */

@@ -93,7 +93,7 @@ export async function existingDocuments(
     ])
     .where('index_id', '=', indexId)
     .where('namespace', '=', namespace)
-    .where('id', 'in', ids)
+    .where('id', '=', sql<string>`ANY(${ids}::text[])`)
     .execute();
   return new Map(rows.map((row) => [row.id, Number(row.bytes)]));
 }
@@ -154,7 +154,8 @@ export async function removeDocuments(
     .deleteFrom('index_documents')
     .where('index_id', '=', indexId)
     .where('namespace', '=', namespace)
-    .where('id', 'in', ids)
+    // One array parameter: a delete by prefix or filter may name more ids than PostgreSQL's 65,535 parameters.
+    .where('id', '=', sql<string>`ANY(${ids}::text[])`)
     .returning([
       'id',
       sql<number>`octet_length(content) + coalesce(octet_length(metadata), 0) + octet_length(vector)`.as('bytes'),

@@ -113,7 +113,7 @@ describe('docs import', () => {
 
     const result = await remote.run(['docs', 'import', 'throttled', file]);
     expect(result.code).toBe(0);
-    expect(result.stderr).toMatch(/^searchplane: 429 too many requests: .*; retrying in 0:01 \(attempt 2\)$/m);
+    expect(result.stderr).toMatch(/^searchplane: 429 rate_limited: .*; retrying in 0:01 \(attempt 2\)$/m);
     expect(await stored(index)).toHaveLength(6);
     expect(await updateRequests(index)).toBe(3);
   });
@@ -129,7 +129,7 @@ describe('docs import', () => {
     const result = await remote.run(['docs', 'import', 'partial', file]);
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/^imported 7 of 8 documents into partial/);
-    expect(result.stderr).toMatch(/^searchplane: not imported: p5: 400 bad request: Document 'p5': content text/m);
+    expect(result.stderr).toMatch(/^searchplane: not imported: p5: 400 document_too_large: Document 'p5': content text/m);
     expect((await stored(index)).map((doc) => doc.id)).toEqual(['p0', 'p1', 'p2', 'p3', 'p4', 'p6', 'p7']);
 
     const json = await remote.run(['docs', 'import', 'partial', file, '--json']);
@@ -287,7 +287,7 @@ describe('search', () => {
     await newIndex('strict');
     const bad = await remote.run(['search', 'strict', 'x', '--filter', 'genre = ']);
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(/^searchplane: 400 bad request: .*position \d+/);
+    expect(bad.stderr).toMatch(/^searchplane: 400 invalid_filter: .*position \d+/);
     expect(bad.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect((await remote.run(['search', 'strict', 'x', '--semantic-weight', '1.5'])).code).toBe(2);
     expect((await remote.run(['search', 'strict', 'x', '--top-k', 'many'])).code).toBe(2);

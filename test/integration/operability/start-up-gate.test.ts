@@ -22,7 +22,7 @@ test('until start-up finishes every route answers 503 with Retry-After, in its p
     expect(management.statusCode).toBe(503);
     const dataPlane = await app.inject({ method: 'POST', url: '/indexes/some-endpoint/search', payload: {} });
     expect(dataPlane.statusCode).toBe(503);
-    expect(dataPlane.json()).toEqual({ error: expect.any(String), status: 503 });
+    expect(dataPlane.json()).toEqual({ error: expect.any(String), status: 503, code: 'service_unavailable' });
 
     accepting = true;
     expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);

@@ -60,7 +60,8 @@ const parts = new Set(
     .filter(Boolean),
 );
 for (const part of parts) if (!ALL_PARTS.includes(part)) throw new Error(`BENCH_PARTS: unknown part '${part}'`);
-if (!databaseUrl) parts.delete('postgres');
+if (!databaseUrl && parts.delete('postgres') && env.BENCH_PARTS)
+  console.log('postgres part skipped: BENCH_DATABASE_URL is not set');
 
 const started = performance.now();
 const log = (line) => console.log(line);
@@ -76,6 +77,13 @@ log(
 
 const workDir = mkdtempSync(path.join(os.tmpdir(), 'searchplane-data-bench-'));
 const results = {};
+// Child processes get the terminal's signal too; this process removes what they leave behind.
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    rmSync(workDir, { recursive: true, force: true });
+    process.exit(130);
+  });
+}
 const lib = (file) => fileURLToPath(new URL(`./lib/${file}`, import.meta.url));
 try {
   if (parts.has('exact')) results.exact = await runChild(lib('full-text-exactness.child.js'), childOptions);
@@ -135,12 +143,12 @@ function report({ searchplane: sp, fts5, peer, exact, load, postgres }) {
   }
   const header = ['system', 'ingest acked/s', 'fully indexed/s', 'p50 ms', 'p95 ms', 'QPS', 'RSS', 'disk'];
   if (rows.length) printTable(header, rows, log);
-  log('searchplane: client in this process, server in its own; full text = semanticWeight 0 without input enrichment;');
-  log(
-    'default = what @upstash/search sends for search({query, limit: 10}) (0.75, enrichment on). Peers run in process.',
-  );
-  if (sp)
+  if (sp) {
+    log('searchplane: client in this process, server in its own; full text = semanticWeight 0, no input enrichment;');
+    log('default = what @upstash/search sends for search({query, limit: 10}) (0.75, enrichment on).');
     log(`vector recall@10 vs exact cosine (builtin embedder, ${queries.length} queries): ${sp.recall.toFixed(3)}`);
+  }
+  if (fts5 || peer) log('SQLite FTS5 and LanceDB run in their own processes, queried in process (no HTTP).');
   if (exact) {
     for (const [name, part] of [
       ['SciFact', exact.scifact],

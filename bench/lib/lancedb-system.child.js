@@ -14,8 +14,10 @@ import { combinedText, fingerprint, loadCorpus } from './scifact-corpus.js';
 const words = (text) => [...new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])].join(' ');
 
 childMain('lancedb', async (options, { progress }) => {
-  const { datasetDir, docs, expect, workDir, batch, inFlight, clients, qpsSeconds, warmup } = options;
-  const { documents, queries } = await loadCorpus(datasetDir, docs);
+  const { datasetDir, docs, expect, workDir, batch, inFlight, clients, qpsSeconds, warmup, queries: count } = options;
+  const corpus = await loadCorpus(datasetDir, docs);
+  const { documents } = corpus;
+  const queries = corpus.queries.slice(0, count);
   if (fingerprint(documents) !== expect) throw new Error('corpus differs from the parent');
   const dir = mkdtempSync(path.join(workDir, 'lancedb-'));
   const db = await lancedb.connect(dir);
@@ -48,8 +50,14 @@ childMain('lancedb', async (options, { progress }) => {
   const texts = queries.map(words);
   const search = (text) => table.query().fullTextSearch(text).limit(10).toArray();
   await timeEach(texts.slice(0, warmup), search);
-  const latency = latencySummary(await timeEach(texts, search));
-  progress(`p50 ${latency.p50.toFixed(2)} ms, p95 ${latency.p95.toFixed(2)} ms`);
+  let hits = 0;
+  const latency = latencySummary(
+    await timeEach(texts, async (text) => {
+      hits += (await search(text)).length;
+    }),
+  );
+  latency.avgHits = hits / texts.length;
+  progress(`p50 ${latency.p50.toFixed(2)} ms, p95 ${latency.p95.toFixed(2)} ms, ${latency.avgHits} hits/query`);
   const load = await throughput(texts, search, { clients, seconds: qpsSeconds });
   progress(`${load.qps.toFixed(1)} QPS with ${clients} concurrent queries`);
   table.close();

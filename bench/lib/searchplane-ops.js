@@ -48,7 +48,8 @@ export async function timeSearches(client, queries, makeBody) {
   const times = await timeEach(queries, async (query) => {
     hits.push(await client.post('/search/bench', makeBody(query)));
   });
-  return { ...latencySummary(times), hits };
+  const avgHits = hits.reduce((sum, list) => sum + list.length, 0) / Math.max(1, hits.length);
+  return { ...latencySummary(times), avgHits, hits };
 }
 
 /**

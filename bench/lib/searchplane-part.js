@@ -34,7 +34,9 @@ export async function runSearchplanePart({ workDir, documents, queries, settings
       const latency = await timeSearches(client, queries, SEARCH_MODES[mode]);
       modes[mode] = { ...latency, hits: undefined };
       if (mode === 'vector') modes.vector.hitLists = latency.hits;
-      progress(`${mode}: p50 ${latency.p50.toFixed(2)} ms, p95 ${latency.p95.toFixed(2)} ms`);
+      progress(
+        `${mode}: p50 ${latency.p50.toFixed(2)} ms, p95 ${latency.p95.toFixed(2)} ms, ${latency.avgHits} hits/query`,
+      );
     }
     for (const mode of ['fullText', 'default']) {
       const load = await searchThroughput(index, queries, SEARCH_MODES[mode], {

@@ -5,7 +5,7 @@ import { latencySummary, sleep, timeEach } from './bench-stats.js';
 import { jsonClient } from './http-json.js';
 import { buildDocuments } from './scifact-corpus.js';
 import { createIndex, SEARCH_MODES, startSearchplane, toUpsert } from './searchplane-node.js';
-import { ingest, searchThroughput, startLoad, waitIndexed } from './searchplane-ops.js';
+import { ingest, searchThroughput, startLoad, timeSearches, waitIndexed } from './searchplane-ops.js';
 
 const PER_REQUEST = 10;
 
@@ -28,6 +28,7 @@ export async function runWriteLoadPart({ workDir, scifact, queries, settings, pr
     await waitIndexed(client);
 
     const body = SEARCH_MODES.default;
+    await timeSearches(client, queries.slice(0, settings.warmup), body);
     const alone = await searchThroughput(index, queries, body, { clients: searchers, seconds: qpsSeconds });
     progress(`${searchers} searchers alone: ${alone.qps.toFixed(1)} QPS; now upserting under their load`);
     const load = startLoad({ ...index, path: '/search/bench', bodies: queries.map(body), clients: searchers });

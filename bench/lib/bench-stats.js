@@ -66,6 +66,16 @@ export function rssOf(pid = process.pid) {
   }
 }
 
+/**
+ * This process's RSS after a full garbage collection (with --expose-gc): what it holds, without
+ * garbage such as a released copy of the corpus.
+ */
+export function settledRss() {
+  globalThis.gc?.();
+  globalThis.gc?.();
+  return rssOf();
+}
+
 /** Bytes of every file under `dir` (0 when it does not exist). */
 export function dirSize(dir) {
   let total = 0;

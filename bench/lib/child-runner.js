@@ -8,7 +8,7 @@ import { fork } from 'node:child_process';
  * `ready` resolves when the child says so, `result` with the value it reports (rejects when it
  * fails or exits without one).
  */
-export function startChild(script, options, { execArgv = [] } = {}) {
+export function startChild(script, options, { execArgv = ['--expose-gc'] } = {}) {
   const child = fork(script, [], {
     execArgv,
     env: { ...process.env, BENCH_CHILD_OPTIONS: JSON.stringify(options) },

@@ -116,7 +116,6 @@ log(`total time ${((performance.now() - started) / 1000 / 60).toFixed(1)} min`);
 if (env.BENCH_JSON === '1') log(JSON.stringify({ settings: { ...settings, parts: [...parts] }, results }));
 
 function report({ searchplane: sp, fts5, peer, exact, load, postgres }) {
-  log(`\nSearch and ingest at ${settings.docs} documents (QPS: ${settings.clients} concurrent clients)`);
   const rows = [];
   const row = (name, system, mode, withIngest) =>
     rows.push([
@@ -142,7 +141,10 @@ function report({ searchplane: sp, fts5, peer, exact, load, postgres }) {
     row('  search node B, default request', postgres, 'default', false);
   }
   const header = ['system', 'ingest acked/s', 'fully indexed/s', 'p50 ms', 'p95 ms', 'QPS', 'RSS', 'disk'];
-  if (rows.length) printTable(header, rows, log);
+  if (rows.length) {
+    log(`\nSearch and ingest at ${settings.docs} documents (QPS: ${settings.clients} concurrent clients)`);
+    printTable(header, rows, log);
+  }
   if (sp) {
     log('searchplane: client in this process, server in its own; full text = semanticWeight 0, no input enrichment;');
     log('default = what @upstash/search sends for search({query, limit: 10}) (0.75, enrichment on).');

@@ -56,6 +56,16 @@ export async function throughput(items, once, { clients, seconds }) {
   return { qps: times.length / elapsed, requests: times.length, ...latencySummary(times) };
 }
 
+/** Ingest rates of `documents`: acknowledged after `ackSeconds`, fully indexed after `indexedSeconds`. */
+export function ingestRates(documents, ackSeconds, indexedSeconds = ackSeconds) {
+  return {
+    ackSeconds,
+    indexedSeconds,
+    ackDocsPerSecond: documents / ackSeconds,
+    indexedDocsPerSecond: documents / indexedSeconds,
+  };
+}
+
 /** Resident set size of a process in bytes (Linux /proc; undefined elsewhere or when it has exited). */
 export function rssOf(pid = process.pid) {
   try {

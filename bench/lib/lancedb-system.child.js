@@ -6,20 +6,18 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
-import { dirSize, latencySummary, settledRss, throughput, timeEach } from './bench-stats.js';
+import { dirSize, ingestRates, latencySummary, settledRss, throughput, timeEach } from './bench-stats.js';
 import { childMain } from './child-runner.js';
-import { combinedText, fingerprint, loadCorpus } from './scifact-corpus.js';
+import { childCorpus, combinedText } from './scifact-corpus.js';
 
 /** The query's words, space-separated: LanceDB matches any of them (OR), as FTS5 gets them. */
 const words = (text) => [...new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])].join(' ');
 
 childMain('lancedb', async (options, { progress }) => {
-  const { datasetDir, docs, expect, workDir, batch, inFlight, clients, qpsSeconds, warmup, queries: count } = options;
-  const corpus = await loadCorpus(datasetDir, docs);
-  const { documents } = corpus;
+  const { workDir, batch, inFlight, clients, qpsSeconds, warmup } = options;
+  const corpus = await childCorpus(options);
+  const { documents, queries } = corpus;
   const total = documents.length;
-  const queries = corpus.queries.slice(0, count);
-  if (fingerprint(documents) !== expect) throw new Error('corpus differs from the parent');
   const dir = mkdtempSync(path.join(workDir, 'lancedb-'));
   const db = await lancedb.connect(dir);
   const rows = (slice) => slice.map((doc) => ({ id: doc.id, text: combinedText(doc) }));
@@ -45,8 +43,7 @@ childMain('lancedb', async (options, { progress }) => {
   await table.optimize({ cleanupOlderThan: new Date() });
   const indexedSeconds = (performance.now() - start) / 1000;
   // The benchmark's own copy of the corpus is not the system's memory.
-  documents.length = 0;
-  corpus.scifact = undefined;
+  corpus.release();
   const rss = settledRss();
   if ((await table.countRows()) !== total) throw new Error('row count differs');
   progress(`fully indexed at ${indexedSeconds.toFixed(1)} s`);
@@ -69,12 +66,7 @@ childMain('lancedb', async (options, { progress }) => {
   const disk = dirSize(dir);
   rmSync(dir, { recursive: true, force: true });
   return {
-    ingest: {
-      ackSeconds,
-      indexedSeconds,
-      ackDocsPerSecond: total / ackSeconds,
-      indexedDocsPerSecond: total / indexedSeconds,
-    },
+    ingest: ingestRates(total, ackSeconds, indexedSeconds),
     modes: { fullText: { ...latency, qps: load.qps } },
     rss,
     disk,

@@ -79,5 +79,23 @@ export async function loadCorpus(datasetDir, docs) {
   };
 }
 
+/**
+ * The corpus in a child process: rebuilt from the parent's options (`datasetDir`, `docs`, `queries`:
+ * how many to time) and checked against the parent's fingerprint (`expect`). `release()` drops the
+ * documents and SciFact's texts, so the system's memory can be measured without the benchmark's copy.
+ */
+export async function childCorpus({ datasetDir, docs, expect, queries }) {
+  const corpus = await loadCorpus(datasetDir, docs);
+  if (fingerprint(corpus.documents) !== expect) throw new Error('corpus differs from the parent');
+  return {
+    documents: corpus.documents,
+    queries: corpus.queries.slice(0, queries),
+    release() {
+      corpus.documents.length = 0;
+      corpus.scifact.length = 0;
+    },
+  };
+}
+
 /** The single text the embedded peers index: title and sentences, as searchplane's flattened text. */
 export const combinedText = (doc) => `${doc.title}\n${doc.text}`;

@@ -3,23 +3,13 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { QUOTA_FIELDS } from '../../dist/services/plans.js';
 import { requestJson, spawnServer } from './bench-processes.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const email = 'bench@example.com';
 const apiKey = 'bench-api-key-0123456789abcdef';
 const authorization = `Basic ${Buffer.from(`${email}:${apiKey}`).toString('base64')}`;
-const QUOTAS = [
-  'max_vector_count',
-  'max_monthly_reranks',
-  'max_daily_updates',
-  'max_daily_queries',
-  'max_monthly_bandwidth',
-  'max_writes_per_second',
-  'max_query_per_second',
-  'max_reads_per_request',
-  'max_writes_per_request',
-];
 /** Settings of the caller's environment that must not leak into the measured server. */
 const CLEARED = [
   'DATABASE_URL',
@@ -43,7 +33,7 @@ const CLEARED = [
 export async function startSearchplane({ workDir, name, databaseUrl, logLevel = 'warn' }) {
   const dataDir = path.join(workDir, name);
   const plansFile = path.join(workDir, 'plans.json');
-  writeFileSync(plansFile, JSON.stringify({ payg: Object.fromEntries(QUOTAS.map((field) => [field, -1])) }));
+  writeFileSync(plansFile, JSON.stringify({ payg: Object.fromEntries(QUOTA_FIELDS.map((field) => [field, -1])) }));
   const env = Object.fromEntries(CLEARED.map((key) => [key, undefined]));
   const startedAt = performance.now();
   const server = await spawnServer({

@@ -1,6 +1,6 @@
 // Part "searchplane": a real server process, the corpus upserted over HTTP, then search latency
 // (single client), throughput (a separate client process), RSS, disk and vector recall@10.
-import { dirSize, rssOf } from './bench-stats.js';
+import { dirSize, ingestRates, rssOf } from './bench-stats.js';
 import { exactNeighbours, recallAtK } from './exact-neighbours.js';
 import { jsonClient } from './http-json.js';
 import { createIndex, SEARCH_MODES, startSearchplane } from './searchplane-node.js';
@@ -53,12 +53,7 @@ export async function runSearchplanePart({ workDir, documents, queries, settings
     delete modes.vector.hitLists;
 
     return {
-      ingest: {
-        ackSeconds,
-        indexedSeconds,
-        ackDocsPerSecond: documents.length / ackSeconds,
-        indexedDocsPerSecond: documents.length / indexedSeconds,
-      },
+      ingest: ingestRates(documents.length, ackSeconds, indexedSeconds),
       modes,
       rss,
       recall,

@@ -18,6 +18,7 @@
 //   BENCH_LOAD_SEARCHERS  concurrent searchers during the loaded upserts (16)
 //   BENCH_DATABASE_URL    postgres:// URL: adds the two-node PostgreSQL part (a schema of its own, dropped after)
 //   BENCH_JSON=1          also print every result as one JSON line at the end
+//   LANCE_CPU_THREADS     LanceDB's CPU threads (default: the cores, at least 2; fewer deadlock its index build)
 //   SEARCHPLANE_EVAL_DATASET  SciFact's folder (else ../shared/datasets/scifact beside the repo, else
 //                         /work/shared/datasets/scifact); read in place, never copied (CC BY-NC)
 import { mkdtempSync, rmSync } from 'node:fs';

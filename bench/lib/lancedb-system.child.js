@@ -4,11 +4,17 @@
 // and searchplane's Porter2; other tokenizer settings are LanceDB's defaults (stop words removed).
 // Throughput: concurrent queries from this process (LanceDB runs them on its own native threads).
 import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import * as lancedb from '@lancedb/lancedb';
 import { dirSize, ingestRates, latencySummary, settledRss, throughput, timeEach } from './bench-stats.js';
 import { childMain } from './child-runner.js';
 import { childCorpus, combinedText } from './scifact-corpus.js';
+
+// Lance sizes its CPU pool at cores − 2 (at least 1); with one thread its FTS index build deadlocks
+// (lancedb issue #3568: a 100k-row build here never finished). Same number of threads as cores,
+// at least 2, set before the native library loads.
+process.env.LANCE_CPU_THREADS ??= String(Math.max(2, os.cpus().length));
+const lancedb = await import('@lancedb/lancedb');
 
 /** The query's words, space-separated: LanceDB matches any of them (OR), as FTS5 gets them. */
 const words = (text) => [...new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])].join(' ');

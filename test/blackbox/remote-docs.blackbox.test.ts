@@ -129,7 +129,9 @@ describe('docs import', () => {
     const result = await remote.run(['docs', 'import', 'partial', file]);
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/^imported 7 of 8 documents into partial/);
-    expect(result.stderr).toMatch(/^searchplane: not imported: p5: 400 document_too_large: Document 'p5': content text/m);
+    expect(result.stderr).toMatch(
+      /^searchplane: not imported: p5: 400 document_too_large: Document 'p5': content text/m,
+    );
     expect((await stored(index)).map((doc) => doc.id)).toEqual(['p0', 'p1', 'p2', 'p3', 'p4', 'p6', 'p7']);
 
     const json = await remote.run(['docs', 'import', 'partial', file, '--json']);

@@ -58,12 +58,16 @@ function vectorOf(
   for (const [term, count] of frequencies) {
     const tf = 1 + Math.log(count);
     const features = slots.of(term);
-    const df = statistics ? statistics.documentFrequency(term) : 0;
+    const profile = statistics?.termProfile?.(term);
+    const df = profile ? profile.documentFrequency : statistics ? statistics.documentFrequency(term) : 0;
     const termIdf = statistics ? Math.log(1 + (documents - df + 0.5) / (df + 0.5)) : 1;
     add(vector, features.term, TERM_WEIGHT * tf * termIdf);
-    const known = statistics?.trigramFrequencies?.(term);
     for (let i = 0; i < features.trigrams.length; i++) {
-      const occurrences = known ? known[i] : statistics ? statistics.trigramFrequency(features.trigramTexts[i]) : 0;
+      const occurrences = profile
+        ? profile.trigramFrequencies[i]
+        : statistics
+          ? statistics.trigramFrequency(features.trigramTexts[i])
+          : 0;
       const trigramIdf = statistics ? Math.log(1 + documents / (occurrences + 1)) : 1;
       add(vector, features.trigrams[i], tf * trigramIdf);
     }

@@ -21,10 +21,11 @@ export interface TermStatistics {
   /** Occurrences of a character trigram (see analyzer.ts `termTrigrams`) over the distinct terms of the documents. */
   trigramFrequency(trigram: string): number;
   /**
-   * Optional fast path: the frequencies of all of a known term's trigrams, in `termTrigrams`
-   * order (undefined when the term is unknown).
+   * Optional fast path, one lookup per term: its document frequency and the frequencies of its
+   * trigrams in `termTrigrams` order; undefined when the term is unknown. The trigram array may be
+   * reused by the next call: read it before calling again.
    */
-  trigramFrequencies?(term: string): ArrayLike<number> | undefined;
+  termProfile?(term: string): { documentFrequency: number; trigramFrequencies: ArrayLike<number> } | undefined;
 }
 
 /** Turns texts into vectors. Vectors need not be normalized; the engine L2-normalizes them. */

@@ -78,17 +78,21 @@ export function analyzeFields(fields: readonly string[]): AnalyzedDocument {
   const tokenized = fields.map(tokenize);
   let longest = 0;
   for (const tokens of tokenized) longest = Math.max(longest, tokens.length);
-  const terms = new Map<string, number>();
-  const surfaces = new Map<string, string>();
+  // Words are counted first and each distinct word stemmed once (most words repeat).
+  const words = new Map<string, number>();
   let length = 0;
   for (const tokens of tokenized) {
     const weight = tokens.length <= SHORT_FIELD_WORDS && tokens.length < longest ? SHORT_FIELD_WEIGHT : 1;
     length += weight * tokens.length;
-    for (const token of tokens) {
-      const term = stemToken(token);
-      terms.set(term, (terms.get(term) ?? 0) + weight);
-      if (!surfaces.has(term)) surfaces.set(term, token);
-    }
+    for (const token of tokens) words.set(token, (words.get(token) ?? 0) + weight);
+  }
+  const terms = new Map<string, number>();
+  const surfaces = new Map<string, string>();
+  for (const [word, count] of words) {
+    const term = stemToken(word);
+    const previous = terms.get(term);
+    terms.set(term, (previous ?? 0) + count);
+    if (previous === undefined) surfaces.set(term, word);
   }
   return { terms, length, surfaces };
 }

@@ -63,6 +63,7 @@ export class FullTextIndex implements TermStatistics {
   private trigramIds = new Map<string, number>();
   private trigramsOfTerm: Int32Array[] = [];
   private trigramCounts = new Int32Array(1024);
+  private profileScratch = new Int32Array(64);
 
   /** Live documents. */
   get size(): number {
@@ -78,13 +79,13 @@ export class FullTextIndex implements TermStatistics {
     return id === undefined ? 0 : this.trigramCounts[id];
   }
 
-  trigramFrequencies(term: string): ArrayLike<number> | undefined {
+  termProfile(term: string): { documentFrequency: number; trigramFrequencies: ArrayLike<number> } | undefined {
     const id = this.termIds.get(term);
     if (id === undefined) return undefined;
     const trigrams = this.trigramsOfTerm[id];
-    const counts = new Array<number>(trigrams.length);
-    for (let i = 0; i < trigrams.length; i++) counts[i] = this.trigramCounts[trigrams[i]];
-    return counts;
+    if (this.profileScratch.length < trigrams.length) this.profileScratch = new Int32Array(trigrams.length * 2);
+    for (let i = 0; i < trigrams.length; i++) this.profileScratch[i] = this.trigramCounts[trigrams[i]];
+    return { documentFrequency: this.lists[id].df, trigramFrequencies: this.profileScratch };
   }
 
   has(label: number): boolean {

@@ -1,4 +1,5 @@
 import { normalize } from '../embedded/vector-math.js';
+import { mix32 } from '../query/hashing.js';
 import { tokenize } from '../query/text-tokens.js';
 import type { Embedder } from './provider-types.js';
 
@@ -46,7 +47,7 @@ function embedText(text: string, dimensions: number): Float32Array {
   let used = 0;
   const count = (hash: number, kind: number) => {
     const key = ((hash & ~3) | kind) >>> 0;
-    let slot = mix(key) & mask;
+    let slot = mix32(key) & mask;
     while (counts[slot] !== 0 && keys[slot] !== key) slot = (slot + 1) & mask;
     if (counts[slot] === 0) {
       keys[slot] = key;
@@ -64,7 +65,7 @@ function embedText(text: string, dimensions: number): Float32Array {
   for (let i = 0; i < used; i++) {
     const slot = slots[i];
     const key = keys[slot];
-    const mixed = mix(key);
+    const mixed = mix32(key);
     // One hash bit picks the sign so that collisions cancel out on average instead of piling up.
     const sign = mixed & 1 ? 1 : -1;
     vector[(mixed >>> 1) % dimensions] += sign * WEIGHTS[key & 3] * (1 + Math.log(counts[slot]));
@@ -98,12 +99,4 @@ function hashGram(word: string, start: number, size: number): number {
     hash = Math.imul(hash ^ code, 0x01000193);
   }
   return hash >>> 0;
-}
-
-/** murmur3 finalizer: spreads FNV's weak low bits before taking the modulus. */
-function mix(value: number): number {
-  let h = value;
-  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-  return (h ^ (h >>> 16)) >>> 0;
 }

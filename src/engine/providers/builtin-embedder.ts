@@ -1,5 +1,6 @@
 import { normalize } from '../embedded/vector-math.js';
 import { stemToken, termTrigrams } from '../query/analyzer.js';
+import { fnv1a, mix32 } from '../query/hashing.js';
 import { tokenize } from '../query/text-tokens.js';
 import type { Embedder, TermStatistics } from './provider-types.js';
 
@@ -97,8 +98,8 @@ class TermSlots {
     if (!features) {
       const trigramTexts = termTrigrams(term);
       features = {
-        term: this.slot(hash(term, 0x57)),
-        trigrams: Int32Array.from(trigramTexts, (gram) => this.slot(hash(gram, 0x33))),
+        term: this.slot(fnv1a(term, 0x57)),
+        trigrams: Int32Array.from(trigramTexts, (gram) => this.slot(fnv1a(gram, 0x33))),
         trigramTexts,
       };
       if (this.cache.size >= MAX_CACHED_TERMS) this.cache.clear();
@@ -108,22 +109,7 @@ class TermSlots {
   }
 
   private slot(key: number): number {
-    const mixed = mix(key);
+    const mixed = mix32(key);
     return (((mixed >>> 1) % this.dimensions) << 1) | (mixed & 1);
   }
-}
-
-/** FNV-1a over UTF-16 code units, seeded per feature kind. */
-function hash(text: string, seed: number): number {
-  let h = 0x811c9dc5 ^ seed;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return h >>> 0;
-}
-
-/** murmur3 finalizer: spreads FNV's weak low bits before taking the modulus. */
-function mix(value: number): number {
-  let h = value;
-  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-  return (h ^ (h >>> 16)) >>> 0;
 }

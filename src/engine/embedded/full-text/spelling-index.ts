@@ -1,3 +1,5 @@
+import { fnv1a, mix32 } from '../../query/hashing.js';
+
 /**
  * Candidate spellings without a vocabulary scan: a SymSpell-style deletion index. Every word is
  * stored under the strings obtained by deleting up to `d` of its characters; two words within edit
@@ -26,7 +28,7 @@ export class SpellingIndex {
   /** Adds `word` (a folded surface form) as `id`. */
   add(id: number, word: string): void {
     if (word.length < MIN_WORD_LENGTH) return;
-    for (const variant of deletions(word, indexedDistance(word.length))) this.insert(hash(variant), id);
+    for (const variant of deletions(word, indexedDistance(word.length))) this.insert(fnv1a(variant), id);
   }
 
   /** Ids of words that may be within `maxDistance` edits of `word` (to be verified), without duplicates. */
@@ -34,8 +36,8 @@ export class SpellingIndex {
     const found = new Set<number>();
     const mask = this.keys.length - 1;
     for (const variant of deletions(word, maxDistance)) {
-      const key = hash(variant);
-      for (let slot = mix(key) & mask; this.values[slot] !== EMPTY; slot = (slot + 1) & mask) {
+      const key = fnv1a(variant);
+      for (let slot = mix32(key) & mask; this.values[slot] !== EMPTY; slot = (slot + 1) & mask) {
         if (this.keys[slot] === key) found.add(this.values[slot]);
       }
     }
@@ -45,7 +47,7 @@ export class SpellingIndex {
   private insert(key: number, id: number): void {
     if ((this.used + 1) * 2 > this.keys.length) this.grow();
     const mask = this.keys.length - 1;
-    let slot = mix(key) & mask;
+    let slot = mix32(key) & mask;
     for (; this.values[slot] !== EMPTY; slot = (slot + 1) & mask) {
       if (this.keys[slot] === key && this.values[slot] === id) return;
     }
@@ -82,19 +84,4 @@ function deletions(word: string, distance: number): Set<string> {
     frontier = next;
   }
   return out;
-}
-
-/** FNV-1a over UTF-16 code units. */
-function hash(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return h >>> 0;
-}
-
-/** murmur3 finalizer, so FNV's weak low bits do not cluster the table. */
-function mix(value: number): number {
-  let h = value;
-  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-  return (h ^ (h >>> 16)) >>> 0;
 }

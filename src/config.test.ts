@@ -61,6 +61,17 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ plansFile: file }, {})).toThrow(ConfigError);
   });
 
+  test('HNSW parameters are optional integers within bounds', () => {
+    expect(loadConfig({}, {}).hnsw).toEqual({ m: undefined, efConstruction: undefined, efSearch: undefined });
+    expect(
+      loadConfig(
+        {},
+        { SEARCHPLANE_HNSW_M: '16', SEARCHPLANE_HNSW_EF_CONSTRUCTION: '100', SEARCHPLANE_HNSW_EF_SEARCH: '512' },
+      ).hnsw,
+    ).toEqual({ m: 16, efConstruction: 100, efSearch: 512 });
+    expect(() => loadConfig({}, { SEARCHPLANE_HNSW_M: '2' })).toThrow(/SEARCHPLANE_HNSW_M/);
+  });
+
   test('an embeddings URL selects the openai provider', () => {
     expect(loadConfig({}, { SEARCHPLANE_EMBEDDINGS_URL: 'http://127.0.0.1:11434' }).embeddings.provider).toBe('openai');
   });

@@ -61,6 +61,8 @@ export interface Config {
   maxOpenIndexes: number;
   /** Worker threads holding vector graphs; each namespace has one graph segment per worker. */
   vectorWorkers?: number;
+  /** HNSW graph parameters (engine defaults when unset). */
+  hnsw: { m?: number; efConstruction?: number; efSearch?: number };
   embeddings: EmbeddingsConfig;
   rerank: HttpServiceConfig;
   enrichment: HttpServiceConfig;
@@ -108,6 +110,8 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     }
     return value;
   };
+  const optionalInt = (raw: string | undefined, name: string, min: number, max: number) =>
+    raw === undefined || raw === '' ? undefined : int(raw, name, min, min, max);
   const oneOf = <T extends string>(raw: string | undefined, name: string, allowed: readonly T[], fallback: T): T => {
     if (raw === undefined) return fallback;
     if (!allowed.includes(raw as T)) {
@@ -226,6 +230,11 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
       env.SEARCHPLANE_VECTOR_WORKERS === undefined || env.SEARCHPLANE_VECTOR_WORKERS === ''
         ? undefined
         : int(env.SEARCHPLANE_VECTOR_WORKERS, 'SEARCHPLANE_VECTOR_WORKERS', 1, 1, 64),
+    hnsw: {
+      m: optionalInt(env.SEARCHPLANE_HNSW_M, 'SEARCHPLANE_HNSW_M', 4, 128),
+      efConstruction: optionalInt(env.SEARCHPLANE_HNSW_EF_CONSTRUCTION, 'SEARCHPLANE_HNSW_EF_CONSTRUCTION', 8, 4096),
+      efSearch: optionalInt(env.SEARCHPLANE_HNSW_EF_SEARCH, 'SEARCHPLANE_HNSW_EF_SEARCH', 8, 16_384),
+    },
     embeddings: {
       provider,
       url: embeddingsUrl,

@@ -62,7 +62,12 @@ export async function createIndex(server, name) {
     headers: { authorization },
     body: { name, region: 'us-central1', type: 'payg' },
   });
-  return { dataUrl: `${server.url}/indexes/${record.endpoint}`, endpoint: record.endpoint, token: record.token };
+  return {
+    id: record.id,
+    dataUrl: `${server.url}/indexes/${record.endpoint}`,
+    endpoint: record.endpoint,
+    token: record.token,
+  };
 }
 
 /** The data-plane URL of an index (by endpoint) on another node of the same database. */

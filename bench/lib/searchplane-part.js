@@ -47,18 +47,13 @@ export async function runSearchplanePart({ workDir, documents, queries, settings
       progress(`${mode}: ${load.qps.toFixed(1)} QPS with ${settings.clients} clients (${load.errors} errors)`);
     }
 
-    progress('exact neighbours for recall@10 (builtin embedder, every document)');
-    const exact = await exactNeighbours(documents, queries);
+    const disk = await stopAndMeasure(server, client);
+    progress('exact neighbours for recall@10 (the stored vectors, every document)');
+    const exact = await exactNeighbours(server.dataDir, index.id, 'bench', queries);
     const recall = recallAtK(exact, modes.vector.hitLists);
     delete modes.vector.hitLists;
 
-    return {
-      ingest: ingestRates(documents.length, ackSeconds, indexedSeconds),
-      modes,
-      rss,
-      recall,
-      disk: await stopAndMeasure(server, client),
-    };
+    return { ingest: ingestRates(documents.length, ackSeconds, indexedSeconds), modes, rss, recall, disk };
   } finally {
     client.close();
     await server.stop();

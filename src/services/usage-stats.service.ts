@@ -37,6 +37,8 @@ export interface IndexStats {
   storage_usage: number;
   query_throughput: ThroughputPoint[];
   update_throughput: ThroughputPoint[];
+  /** Request and response bytes per bucket of the period (a searchplane addition to the stats). */
+  bandwidth_throughput: ThroughputPoint[];
   days: string[];
   daily_query_requests: ThroughputPoint[];
   daily_update_requests: ThroughputPoint[];
@@ -103,6 +105,7 @@ export class UsageStatsService {
       storage_usage: data.storageBytes,
       query_throughput: seriesOf(firstBucket, points, bucketSeconds, series, (c) => c.queries),
       update_throughput: seriesOf(firstBucket, points, bucketSeconds, series, (c) => c.updates),
+      bandwidth_throughput: seriesOf(firstBucket, points, bucketSeconds, series, (c) => c.bandwidth),
       days: Array.from(
         { length: DAILY_POINTS },
         (_, i) => WEEKDAYS[new Date((firstDay + i * 86_400) * 1000).getUTCDay()],

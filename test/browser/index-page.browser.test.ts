@@ -103,9 +103,10 @@ test('the throughput chart reads out points on hover and with the keyboard, per 
   await page.mouse.move(box.x + box.width * 0.3, box.y + box.height / 2);
   await expect.poll(() => readout.textContent()).toMatch(/Queries: 0/);
 
-  // The bandwidth chart has the day's bytes.
-  const bandwidth = page.getByRole('img', { name: /^Bandwidth per day/ });
+  // The bandwidth chart, over the same period, has this minute's bytes at its latest point.
+  const bandwidth = page.getByRole('img', { name: /^Bandwidth \(Last hour\)/ });
   await bandwidth.focus();
+  await page.keyboard.press('End');
   await expect
     .poll(() => page.locator('.chart-readout').nth(1).textContent())
     .toMatch(/Bandwidth: [1-9][\d.]* (B|KB)$/);
@@ -116,6 +117,11 @@ test('the throughput chart reads out points on hover and with the keyboard, per 
   await asked;
   await page.getByRole('img', { name: /^Requests \(Last 7 days\)/ }).focus();
   await expect.poll(() => page.locator('.chart-readout').first().textContent()).toMatch(/Queries: 3\s*Updates: 1$/);
+  await page.getByRole('img', { name: /^Bandwidth \(Last 7 days\)/ }).focus();
+  await page.keyboard.press('End');
+  await expect
+    .poll(() => page.locator('.chart-readout').nth(1).textContent())
+    .toMatch(/Bandwidth: [1-9][\d.]* (B|KB)$/);
   expect(h.pageProblems).toEqual([]);
 });
 

@@ -12,10 +12,7 @@ const PERIOD_LABELS = {
   '30d': 'Last 30 days',
 };
 
-/**
- * Requests over a chosen period (`/stats?period=`: queries and updates per bucket) and bandwidth
- * per day (the stats route reports bandwidth by UTC day only, for the last 7 days).
- */
+/** Requests (queries and updates) and bandwidth over a chosen period, from `/stats?period=`. */
 export function throughputSection({ api, record, settings, initialStats, initialPeriod = '1h' }) {
   const select = h(
     'select',
@@ -40,15 +37,9 @@ export function throughputSection({ api, record, settings, initialStats, initial
         formatY: (y) => formatCount(y),
       }),
       lineChart({
-        title: 'Bandwidth per day (last 7 days, UTC)',
-        series: [{ name: 'Bandwidth', className: 'bandwidth', points: stats.daily_bandwidths }],
-        formatX: (x) =>
-          parseSeriesTime(x)?.toLocaleDateString(undefined, {
-            timeZone: 'UTC',
-            weekday: 'short',
-            month: 'short',
-            day: 'numeric',
-          }) ?? x,
+        title: `Bandwidth (${PERIOD_LABELS[select.value] ?? select.value})`,
+        series: [{ name: 'Bandwidth', className: 'bandwidth', points: stats.bandwidth_throughput }],
+        formatX: (x) => formatSeriesTime(x, requests),
         formatY: (y) => formatBytes(y),
       }),
     );

@@ -70,6 +70,9 @@ export const IndexStatsSchema = Type.Object(
     storage_usage: Type.Integer(),
     query_throughput: Series,
     update_throughput: Series,
+    bandwidth_throughput: Type.Array(Type.Ref('TimeSeriesData'), {
+      description: 'Request and response bytes per bucket of the period (same buckets as query_throughput)',
+    }),
     days: Type.Array(Type.String()),
     daily_query_requests: Series,
     daily_update_requests: Series,

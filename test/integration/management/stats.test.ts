@@ -29,7 +29,7 @@ describe('GET /v2/search/{id}/stats', () => {
     const response = await injectAs(ctx.app, 'GET', `/v2/search/${index.id}/stats?period=${period}`, account.auth);
     expect(response.statusCode).toBe(200);
     const stats = json(response);
-    for (const series of ['query_throughput', 'update_throughput']) {
+    for (const series of ['query_throughput', 'update_throughput', 'bandwidth_throughput']) {
       expect(stats[series]).toHaveLength(points);
       const times = stats[series].map((p: { x: string }) => seconds(p.x));
       expect(times[1] - times[0]).toBe(step);
@@ -45,6 +45,7 @@ describe('GET /v2/search/{id}/stats', () => {
     expect(stats.query_throughput).toHaveLength(60);
     expect(stats.query_throughput.at(-1)).toEqual({ x: '2026-11-22 14:05:00.000 +0000 UTC', y: 3 });
     expect(stats.update_throughput.at(-1).y).toBe(2);
+    expect(stats.bandwidth_throughput.at(-1)).toEqual({ x: '2026-11-22 14:05:00.000 +0000 UTC', y: 1000 });
     expect(stats).toMatchObject({
       daily_query_count: 3,
       daily_update_count: 2,

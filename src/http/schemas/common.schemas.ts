@@ -31,6 +31,11 @@ export function sendOk(reply: FastifyReply): FastifyReply {
   return reply.type('application/json; charset=utf-8').send('"OK"');
 }
 
+/** Sends JSON the service already serialized (the response schema then only documents it). */
+export function sendJsonText(reply: FastifyReply, json: string): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(json);
+}
+
 export const UuidParams = Type.Object({ id: Type.String({ description: 'Resource ID (uuid)' }) });
 
 const ref = Type.Ref('ManagementError');

@@ -2,6 +2,7 @@ import { AppError, errors } from '../errors.js';
 import type { Store } from '../store/database.js';
 import { isUniqueViolation } from '../store/database.js';
 import type { ReadCache } from '../store/read-cache.js';
+import type { AccountRow } from '../store/repositories/account.repository.js';
 import * as accounts from '../store/repositories/account.repository.js';
 import { insertMessagingInstances } from '../store/repositories/messaging.repository.js';
 import type { Clock } from './clock.js';
@@ -106,7 +107,7 @@ export class AccountService {
    * request on every node; only the scrypt verdict for an unchanged row is remembered.
    */
   async authenticate(email: string, apiKey: string): Promise<string> {
-    const account = await this.options.cache.get(`account:${email}`, () => accounts.findAccount(this.store.db, email));
+    const account = await this.options.cache.get(accountKey(email), () => accounts.findAccount(this.store.db, email));
     if (!account) {
       this.verified.forget(email);
       // Spend the same work as a real check so timing does not reveal which emails exist.
@@ -118,7 +119,20 @@ export class AccountService {
     this.verified.remember(account.email, apiKey, account.api_key_hash);
     return account.email;
   }
+
+  /**
+   * {@link authenticate} without a promise, for the common case it can settle at once: the
+   * account row is in the read cache and this key was verified against its hash recently. Returns
+   * the account email, or undefined when {@link authenticate} must decide (never a refusal).
+   */
+  verifiedNow(email: string, apiKey: string): string | undefined {
+    const account = this.options.cache.peek<AccountRow>(accountKey(email));
+    if (account && this.verified.has(account.email, apiKey, account.api_key_hash)) return account.email;
+    return undefined;
+  }
 }
+
+const accountKey = (email: string) => `account:${email}`;
 
 const DUMMY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
 

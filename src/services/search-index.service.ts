@@ -138,9 +138,14 @@ export class SearchIndexService {
    * looked up as for every other route (so a write is seen at once on this node, and on every
    * node on PostgreSQL); its serialization and the throughput series are reused while unchanged.
    */
-  async getJson(customerId: string, id: string): Promise<string> {
-    const row = await this.requireOwned(customerId, id);
-    return this.json.body(row, await this.series.json(row.id));
+  getJson(customerId: string, id: string): string | Promise<string> {
+    // Without a promise when the row and the series are both at hand (the steady state).
+    const row = this.options.cache.peek<SearchIndexRow>(ownedKey(customerId, id));
+    const series = row && this.series.json(row.id);
+    if (row && typeof series === 'string') return this.json.body(row, series);
+    return this.requireOwned(customerId, id).then(async (owned) =>
+      this.json.body(owned, await this.series.json(owned.id)),
+    );
   }
 
   async list(customerId: string): Promise<SearchIndexRecord[]> {
@@ -186,7 +191,7 @@ export class SearchIndexService {
   }
 
   async requireOwned(customerId: string, id: string): Promise<SearchIndexRow> {
-    const row = await this.options.cache.get(`index:${customerId}:${id}`, () =>
+    const row = await this.options.cache.get(ownedKey(customerId, id), () =>
       repo.findOwnedSearchIndex(this.store.db, customerId, id),
     );
     if (!row) throw errors.indexNotFound();
@@ -202,6 +207,8 @@ export class SearchIndexService {
     return { ...recordFields(row), throughput_vector: throughput ?? (await this.throughput(row.id)) };
   }
 }
+
+const ownedKey = (customerId: string, id: string) => `index:${customerId}:${id}`;
 
 /** The series of an index that has seen no traffic yet. */
 function zeroThroughput(nowMs: number): ThroughputPoint[] {

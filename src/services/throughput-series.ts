@@ -52,16 +52,19 @@ export class ThroughputSeries {
     usage.onRecord((indexId, minute, counters) => this.recorded(indexId, minute, counters));
   }
 
-  /** The series as a JSON array (the same string object for as long as it does not change). */
-  async json(indexId: string): Promise<string> {
-    const series = await this.current(indexId);
-    if (series.json === undefined) series.json = render(series);
-    return series.json;
+  /**
+   * The series as a JSON array (the same string object for as long as it does not change);
+   * synchronous when the kept series is current, which is the common case.
+   */
+  json(indexId: string): string | Promise<string> {
+    const kept = this.kept(indexId);
+    if (kept) return jsonOf(kept);
+    return this.read(indexId).then(jsonOf);
   }
 
   /** The series as points, oldest first, ending with the current minute. */
   async points(indexId: string): Promise<ThroughputPoint[]> {
-    const series = await this.current(indexId);
+    const series = this.kept(indexId) ?? (await this.read(indexId));
     return series.counts.map((y, i) => ({ x: formatSeriesTime(firstMinute(series) + i * 60), y }));
   }
 
@@ -70,19 +73,21 @@ export class ThroughputSeries {
     this.series.delete(indexId);
   }
 
-  private async current(indexId: string): Promise<Series> {
-    const minute = minuteOf(this.clock());
-    const version = this.version();
+  /** The kept series, moved to the current minute, if it is still exact. */
+  private kept(indexId: string): Series | undefined {
     const kept = this.series.get(indexId);
-    if (kept && kept.version === version && minute >= kept.minute) {
-      slide(kept, minute);
-      return kept;
-    }
-    return this.read(indexId, minute, version);
+    if (!kept || kept.version !== this.version()) return undefined;
+    const minute = minuteOf(this.clock());
+    // A clock that went back (tests move it freely) needs minutes the window already dropped.
+    if (minute < kept.minute) return undefined;
+    slide(kept, minute);
+    return kept;
   }
 
   /** Reads stored usage and adds this node's unflushed usage; keeps the result when it is exact. */
-  private async read(indexId: string, minute: number, version: string): Promise<Series> {
+  private async read(indexId: string): Promise<Series> {
+    const minute = minuteOf(this.clock());
+    const version = this.version();
     const from = minute - (SERIES_POINTS - 1) * 60;
     const to = minute + 60;
     const flushesBefore = this.usage.flushEpoch;
@@ -120,6 +125,11 @@ export class ThroughputSeries {
   private version(): string {
     return this.changeToken() ?? `t${Math.floor(this.clock() / STORED_USAGE_RECHECK_MS)}`;
   }
+}
+
+function jsonOf(series: Series): string {
+  if (series.json === undefined) series.json = render(series);
+  return series.json;
 }
 
 function minuteOf(ms: number): number {

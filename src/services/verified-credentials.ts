@@ -7,18 +7,19 @@ export const VERIFIED_CREDENTIAL_TTL_MS = 60_000;
 export const MAX_VERIFIED_CREDENTIALS = 10_000;
 
 interface Verified {
-  /** Keyed SHA-256 of email and key (never the key itself). */
-  digest: Buffer;
+  /** Keyed SHA-256 of email and key (never the key itself), base64. */
+  digest: string;
   /** The stored scrypt hash the key was verified against. */
   storedHash: string;
   expiresAt: number;
 }
 
-// One-shot hashing (Node ≥ 20.12) costs half of a Hash object; the fallback gives the same digest.
-const sha256: (text: string) => Buffer =
+// One-shot hashing to a string (Node ≥ 20.12) costs a third of a Hash object with a Buffer
+// digest, on every authenticated request; the fallback gives the same digest.
+const sha256: (text: string) => string =
   typeof crypto.hash === 'function'
-    ? (text) => crypto.hash('sha256', text, 'buffer')
-    : (text) => crypto.createHash('sha256').update(text).digest();
+    ? (text) => crypto.hash('sha256', text, 'base64')
+    : (text) => crypto.createHash('sha256').update(text).digest('base64');
 
 /**
  * A short-lived memory of API keys that passed scrypt, so a client sending the same key on every
@@ -49,7 +50,7 @@ export class VerifiedCredentials {
       return false;
     }
     // A wrong key leaves the entry alone: failed guesses must not cost the owner a new scrypt.
-    return crypto.timingSafeEqual(entry.digest, this.digest(email, apiKey));
+    return constantTimeEqual(entry.digest, this.digest(email, apiKey));
   }
 
   /** Remembers a key that scrypt just accepted for `email` against `storedHash`. */
@@ -72,8 +73,19 @@ export class VerifiedCredentials {
     return this.entries.size;
   }
 
-  private digest(email: string, apiKey: string): Buffer {
+  private digest(email: string, apiKey: string): string {
     // Length-prefixed so no two (email, key) pairs give the same text.
     return sha256(`${this.secret}${email.length}:${email}:${apiKey}`);
   }
+}
+
+/**
+ * Compares two digests of the same length in time independent of where they differ (every
+ * character is visited; no early exit), without the Buffers `timingSafeEqual` would need.
+ */
+export function constantTimeEqual(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let difference = 0;
+  for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return difference === 0;
 }

@@ -49,7 +49,7 @@ export const searchIndexRoutes: FastifyPluginAsyncTypebox<{ services: Services }
         response: { 200: SearchIndex, ...managementErrors(404) },
       },
     },
-    async (request, reply) => sendJsonText(reply, await indexes.getJson(request.accountEmail, request.params.id)),
+    (request, reply) => sendJsonText(reply, indexes.getJson(request.accountEmail, request.params.id)),
   );
 
   app.delete(

@@ -31,9 +31,14 @@ export function sendOk(reply: FastifyReply): FastifyReply {
   return reply.type('application/json; charset=utf-8').send('"OK"');
 }
 
-/** Sends JSON the service already serialized (the response schema then only documents it). */
-export function sendJsonText(reply: FastifyReply, json: string): FastifyReply {
-  return reply.type('application/json; charset=utf-8').send(json);
+/**
+ * Sends JSON the service already serialized (the response schema then only documents it), as a
+ * route handler's result: at once for a string, once it resolves for a promise.
+ */
+export function sendJsonText(reply: FastifyReply, json: string | Promise<string>): Promise<FastifyReply> | undefined {
+  if (typeof json !== 'string') return json.then((text) => sendJsonText(reply, text) ?? reply);
+  reply.type('application/json; charset=utf-8').send(json);
+  return undefined;
 }
 
 export const UuidParams = Type.Object({ id: Type.String({ description: 'Resource ID (uuid)' }) });

@@ -100,7 +100,11 @@ async function basicAuthPlugin(app: FastifyInstance, options: BasicAuthOptions):
     const retryAfter = throttle.retryAfter(request.ip);
     if (retryAfter > 0) {
       return done(
-        errors.tooMany('too_many_auth_failures', 'Too many failed logins from this address; try again later', retryAfter),
+        errors.tooMany(
+          'too_many_auth_failures',
+          'Too many failed logins from this address; try again later',
+          retryAfter,
+        ),
       );
     }
     const credentials = parseBasicAuth(request.headers.authorization);

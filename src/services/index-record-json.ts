@@ -2,8 +2,8 @@ import type { SearchIndexRow } from '../store/repositories/search-index.reposito
 import { type PlanName, QUOTA_FIELDS, type Quotas } from './plans.js';
 import type { Region, SearchIndexRecord } from './search-index.service.js';
 
-/** Records kept serialized; past this the least recently serialized one is dropped. */
-const MAX_RECORDS = 10_000;
+/** Records kept serialized (a few KB each); past this the least recently serialized one is dropped. */
+const MAX_RECORDS = 2000;
 
 export type RecordFields = Omit<SearchIndexRecord, 'throughput_vector'>;
 

@@ -129,14 +129,10 @@ export class SearchIndexService {
     });
   }
 
-  async get(customerId: string, id: string): Promise<SearchIndexRecord> {
-    return this.toRecord(await this.requireOwned(customerId, id));
-  }
-
   /**
-   * The same record as {@link get}, as JSON text: the hot read of the management API. The row is
-   * looked up as for every other route (so a write is seen at once on this node, and on every
-   * node on PostgreSQL); its serialization and the throughput series are reused while unchanged.
+   * An owned index's record as JSON text (the hot read of the management API). The row is looked
+   * up as for every other route, so a write is seen at once on this node, and on every node on
+   * PostgreSQL; its serialization and the throughput series are reused while unchanged.
    */
   getJson(customerId: string, id: string): string | Promise<string> {
     // Without a promise when the row and the series are both at hand (the steady state).

@@ -45,12 +45,14 @@ async function expectSameAsReference(indexId: string, step: string) {
   expect(JSON.parse(await series.json(indexId)), step).toEqual(expected);
 }
 
-/** A small deterministic generator, so a failing sequence can be replayed. */
+/** A small deterministic generator (mulberry32), so a failing sequence can be replayed. */
 function random(seed: number) {
-  let state = seed;
+  let state = seed >>> 0;
   return () => {
-    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
-    return state / 2 ** 31;
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(state ^ (state >>> 15), state | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
   };
 }
 

@@ -16,7 +16,7 @@ export const SERIES_POINTS = 60;
  */
 export const STORED_USAGE_RECHECK_MS = 1000;
 /** Series kept; past this the least recently built ones are dropped (and rebuilt on demand). */
-const MAX_SERIES = 10_000;
+const MAX_SERIES = 2000;
 
 interface Series {
   /** The store's change token (or re-check period) the stored part was read under. */

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import type { SearchIndexRow } from '../store/repositories/search-index.repository.js';
 import { IndexRecordJson, recordFields } from './index-record-json.js';
+import { DEFAULT_PLANS, quotasOf } from './plans.js';
 
 const row: SearchIndexRow = {
   id: 'c0a80101-0000-4000-8000-000000000001',
@@ -12,15 +13,7 @@ const row: SearchIndexRow = {
   integration_email: '',
   token: 'full-token',
   read_only_token: 'read-only-token',
-  max_vector_count: 2_000_000,
-  max_monthly_reranks: -1,
-  max_daily_updates: -1,
-  max_daily_queries: -1,
-  max_monthly_bandwidth: -1,
-  max_writes_per_second: 1000,
-  max_query_per_second: 1000,
-  max_reads_per_request: 1000,
-  max_writes_per_request: 1000,
+  ...quotasOf(DEFAULT_PLANS.payg),
   creation_time: 1_795_308_103,
   input_enrichment_enabled: 1,
 };

@@ -75,10 +75,30 @@ export function parseBasicAuth(header: string | undefined): BasicCredentials | u
   if (!header) return undefined;
   const match = /^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header);
   if (!match) return undefined;
-  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const decoded = decodeBase64Text(match[1]);
   const colon = decoded.indexOf(':');
   if (colon <= 0 || colon === decoded.length - 1) return undefined;
   return { email: decoded.slice(0, colon), apiKey: decoded.slice(colon + 1) };
+}
+
+/**
+ * base64 to UTF-8 text, as `Buffer.from(encoded, 'base64').toString('utf8')` decodes it. Every
+ * management request decodes its credentials, and `atob` is several times cheaper for the usual
+ * ASCII ones (where its Latin-1 text is the UTF-8 text); anything else takes the Buffer path.
+ */
+function decodeBase64Text(encoded: string): string {
+  try {
+    const text = atob(encoded);
+    if (isAscii(text)) return text;
+  } catch {
+    // base64url characters or padding that atob refuses: Buffer decodes those leniently.
+  }
+  return Buffer.from(encoded, 'base64').toString('utf8');
+}
+
+function isAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
+  return true;
 }
 
 /** Requires HTTP Basic credentials on every route of the encapsulating context. */

@@ -23,9 +23,10 @@ const sha256: (text: string) => string =
 
 /**
  * A short-lived memory of API keys that passed scrypt, so a client sending the same key on every
- * request pays for scrypt once a minute instead of on each one. What is kept is no weaker than
- * the scrypt hash at rest: a SHA-256 keyed with a random secret of this process (so the digest is
- * useless outside it, and cannot be brute-forced without the secret), compared in constant time.
+ * request pays for scrypt once a minute instead of on each one. Nothing changes at rest (the store
+ * keeps only scrypt hashes), and memory never holds a key: only, for at most the TTL, a SHA-256 of
+ * it keyed with a random secret of this process (useless outside it, and not reversible without
+ * that secret), compared in constant time.
  *
  * An entry counts only together with the stored hash it was verified against: callers pass the
  * account's current hash, so a key rotated or an account deleted anywhere stops matching as soon as

@@ -3,10 +3,10 @@
 // other: a constant route, the same route returning the ~3.5 KB index record, GET /v2/search/{id}
 // with Basic auth, POST /v2/search (create). Prints numbers; it is not a timed test.
 //
-// Environment: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, 2), BENCH_CONNECTIONS (10),
-// BENCH_ROUNDS (1; with more, the routes are measured in turn that many times, each row is the
-// round with the median req/s and the GET ratio the median of the rounds' ratios, which evens out
-// a machine that other work shares),
+// Environment: BENCH_DURATION (s per route and round, default 5), BENCH_WARMUP (s, 2),
+// BENCH_CONNECTIONS (10), BENCH_ROUNDS (3: the routes are measured in turn that many times, each
+// row is the round with the median req/s and the GET ratio the median of the rounds' ratios, which
+// evens out a machine that other work shares; 1 for a single pass),
 // BENCH_LOG_LEVEL (warn; "info" adds two request log lines per request to both servers),
 // BENCH_DATABASE_URL (measure on PostgreSQL instead of SQLite), BENCH_ROUTES (a subset of
 // "bare,get,create"), BENCH_PROFILE=1 (run searchplane under `node --cpu-prof` and print where its
@@ -20,14 +20,14 @@ import { summarizeCpuProfile } from './lib/cpu-profile-summary.js';
 import { measure, medianRun, printTable } from './lib/load-test.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const durationSeconds = Number(process.env.BENCH_DURATION ?? 10);
+const durationSeconds = Number(process.env.BENCH_DURATION ?? 5);
 const warmupSeconds = Number(process.env.BENCH_WARMUP ?? 2);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const logLevel = process.env.BENCH_LOG_LEVEL ?? 'warn';
 const databaseUrl = process.env.BENCH_DATABASE_URL;
 const profile = process.env.BENCH_PROFILE === '1';
 const routes = new Set((process.env.BENCH_ROUTES ?? 'bare,get,create').split(','));
-const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 1));
+const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 /** GET /v2/search/{id} against the bare route returning the same record, in the same run (issue #11). */
 const GET_TARGET_RATIO = 0.8;
 

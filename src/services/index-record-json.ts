@@ -27,28 +27,32 @@ export function recordFields(row: SearchIndexRow): RecordFields {
   };
 }
 
+const EMPTY = Buffer.alloc(0);
+
 interface Serialized {
   row: SearchIndexRow;
   /** The record's JSON up to the value of `throughput_vector`. */
   prefix: string;
   series: string;
-  body: string;
+  body: Buffer;
 }
 
 /**
  * The JSON of index records, kept per index and reused while the row it was made from is unchanged
  * (compared field by field, so it can never outlive a rename, new tokens or new quotas: freshness
- * is entirely the row lookup's) and the series text is the same string.
+ * is entirely the row lookup's) and the series text is the same string. It is kept as UTF-8 bytes,
+ * which a response sends as they are: a string would be measured, joined to the headers and
+ * encoded again on every response.
  */
 export class IndexRecordJson {
   private readonly entries = new Map<string, Serialized>();
 
-  /** The whole record as JSON: `row` with `seriesJson` as its `throughput_vector`. */
-  body(row: SearchIndexRow, seriesJson: string): string {
+  /** The whole record as JSON bytes: `row` with `seriesJson` as its `throughput_vector`. */
+  body(row: SearchIndexRow, seriesJson: string): Buffer {
     let entry = this.entries.get(row.id);
     if (!entry || !(entry.row === row || sameRow(entry.row, row))) {
       const prefix = `${JSON.stringify(recordFields(row)).slice(0, -1)},"throughput_vector":`;
-      entry = { row, prefix, series: '', body: '' };
+      entry = { row, prefix, series: '', body: EMPTY };
       this.entries.delete(row.id);
       if (this.entries.size >= MAX_RECORDS) this.entries.delete(this.entries.keys().next().value as string);
       this.entries.set(row.id, entry);
@@ -57,9 +61,7 @@ export class IndexRecordJson {
     entry.row = row;
     if (entry.series !== seriesJson) {
       entry.series = seriesJson;
-      // One flat string: V8 keeps a `+` or template concatenation as a tree of its parts, which
-      // every socket write of it would then have to copy together again.
-      entry.body = [entry.prefix, seriesJson, '}'].join('');
+      entry.body = Buffer.from(`${entry.prefix}${seriesJson}}`);
     }
     return entry.body;
   }

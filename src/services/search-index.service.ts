@@ -130,11 +130,11 @@ export class SearchIndexService {
   }
 
   /**
-   * An owned index's record as JSON text (the hot read of the management API). The row is looked
+   * An owned index's record as JSON bytes (the hot read of the management API). The row is looked
    * up as for every other route, so a write is seen at once on this node, and on every node on
    * PostgreSQL; its serialization and the throughput series are reused while unchanged.
    */
-  getJson(customerId: string, id: string): string | Promise<string> {
+  getJson(customerId: string, id: string): Buffer | Promise<Buffer> {
     // Without a promise when the row and the series are both at hand (the steady state).
     const row = this.options.cache.peek<SearchIndexRow>(ownedKey(customerId, id));
     const series = row && this.series.json(row.id);

@@ -33,10 +33,13 @@ export function sendOk(reply: FastifyReply): FastifyReply {
 
 /**
  * Sends JSON the service already serialized (the response schema then only documents it), as a
- * route handler's result: at once for a string, once it resolves for a promise.
+ * route handler's result: at once when it is at hand, once it resolves for a promise.
  */
-export function sendJsonText(reply: FastifyReply, json: string | Promise<string>): Promise<FastifyReply> | undefined {
-  if (typeof json !== 'string') return json.then((text) => sendJsonText(reply, text) ?? reply);
+export function sendRawJson(
+  reply: FastifyReply,
+  json: Buffer | string | Promise<Buffer | string>,
+): Promise<FastifyReply> | undefined {
+  if (json instanceof Promise) return json.then((ready) => sendRawJson(reply, ready) ?? reply);
   reply.type('application/json; charset=utf-8').send(json);
   return undefined;
 }

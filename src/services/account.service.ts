@@ -2,11 +2,13 @@ import { AppError, errors } from '../errors.js';
 import type { Store } from '../store/database.js';
 import { isUniqueViolation } from '../store/database.js';
 import type { ReadCache } from '../store/read-cache.js';
+import type { AccountRow } from '../store/repositories/account.repository.js';
 import * as accounts from '../store/repositories/account.repository.js';
 import { insertMessagingInstances } from '../store/repositories/messaging.repository.js';
 import type { Clock } from './clock.js';
 import { buildMessagingInstances } from './messaging.service.js';
-import { hashApiKey, randomSecret, sha256, verifyApiKey } from './secrets.js';
+import { hashApiKey, randomSecret, verifyApiKey } from './secrets.js';
+import { VerifiedCredentials } from './verified-credentials.js';
 
 export interface AccountCredentials {
   email: string;
@@ -21,20 +23,22 @@ export interface AccountServiceOptions {
 }
 
 const EMAIL = /^[^\s@:]{1,64}@[^\s@:]{1,255}$/;
-const VERIFIED_CACHE_LIMIT = 10_000;
 
 /** Accounts and their API keys. Keys are only ever stored as scrypt hashes. */
 export class AccountService {
   /**
-   * scrypt is deliberately slow, so a successful check is remembered by (stored hash, key
-   * digest). Rotating a key changes the stored hash, which invalidates the entry on every node.
+   * scrypt is deliberately slow, so a successful check is remembered for a minute, together with
+   * the stored hash it passed against: a key rotated on any node changes that hash, so the entry
+   * stops counting as soon as this node reads the account row again (see {@link authenticate}).
    */
-  private readonly verified = new Set<string>();
+  private readonly verified: VerifiedCredentials;
 
   constructor(
     private readonly store: Store,
     private readonly options: AccountServiceOptions,
-  ) {}
+  ) {
+    this.verified = new VerifiedCredentials(options.clock);
+  }
 
   /** Creates an account with a fresh API key, and its messaging instances. */
   async create(email: string, apiKey = randomSecret()): Promise<AccountCredentials> {
@@ -68,6 +72,7 @@ export class AccountService {
     }
     if (await verifyApiKey(apiKey, existing.api_key_hash)) return 'unchanged';
     await accounts.updateAccountKeyHash(this.store.db, email, await hashApiKey(apiKey));
+    this.verified.forget(email);
     return 'updated';
   }
 
@@ -82,35 +87,52 @@ export class AccountService {
   /** Replaces the account's key; the old key stops working at once. */
   async rotateKey(email: string): Promise<AccountCredentials> {
     const apiKey = randomSecret();
-    if (!(await accounts.updateAccountKeyHash(this.store.db, email, await hashApiKey(apiKey)))) {
-      throw new AppError('account_not_found', `No account ${email}`);
-    }
+    const updated = await accounts.updateAccountKeyHash(this.store.db, email, await hashApiKey(apiKey));
+    this.verified.forget(email);
+    if (!updated) throw new AppError('account_not_found', `No account ${email}`);
     return { email, api_key: apiKey };
   }
 
   /** Deletes the account and (by cascade) its indexes and messaging instances. */
   async delete(email: string): Promise<void> {
-    if (!(await accounts.deleteAccount(this.store.db, email))) {
-      throw new AppError('account_not_found', `No account ${email}`);
-    }
+    const deleted = await accounts.deleteAccount(this.store.db, email);
+    this.verified.forget(email);
+    if (!deleted) throw new AppError('account_not_found', `No account ${email}`);
   }
 
-  /** Returns the account email when the credentials are valid; throws unauthorized otherwise. */
+  /**
+   * Returns the account email when the credentials are valid; throws unauthorized otherwise.
+   * The account row is read on every call (from the read cache, which any write empties; on
+   * PostgreSQL from the database), so a rotated key or a deleted account fails at the next
+   * request on every node; only the scrypt verdict for an unchanged row is remembered.
+   */
   async authenticate(email: string, apiKey: string): Promise<string> {
-    const account = await this.options.cache.get(`account:${email}`, () => accounts.findAccount(this.store.db, email));
+    const account = await this.options.cache.get(accountKey(email), () => accounts.findAccount(this.store.db, email));
     if (!account) {
+      this.verified.forget(email);
       // Spend the same work as a real check so timing does not reveal which emails exist.
       await verifyApiKey(apiKey, DUMMY_HASH);
       throw errors.unauthorized('Invalid email or API key');
     }
-    const cacheKey = `${account.api_key_hash}\u0000${sha256(apiKey)}`;
-    if (this.verified.has(cacheKey)) return account.email;
+    if (this.verified.has(account.email, apiKey, account.api_key_hash)) return account.email;
     if (!(await verifyApiKey(apiKey, account.api_key_hash))) throw errors.unauthorized('Invalid email or API key');
-    if (this.verified.size >= VERIFIED_CACHE_LIMIT) this.verified.clear();
-    this.verified.add(cacheKey);
+    this.verified.remember(account.email, apiKey, account.api_key_hash);
     return account.email;
   }
+
+  /**
+   * {@link authenticate} without a promise, for the common case it can settle at once: the
+   * account row is in the read cache and this key was verified against its hash recently. Returns
+   * the account email, or undefined when {@link authenticate} must decide (never a refusal).
+   */
+  verifiedNow(email: string, apiKey: string): string | undefined {
+    const account = this.options.cache.peek<AccountRow>(accountKey(email));
+    if (account && this.verified.has(account.email, apiKey, account.api_key_hash)) return account.email;
+    return undefined;
+  }
 }
+
+const accountKey = (email: string) => `account:${email}`;
 
 const DUMMY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
 

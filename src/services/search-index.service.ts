@@ -8,19 +8,18 @@ import type { SearchIndexRow } from '../store/repositories/search-index.reposito
 import * as repo from '../store/repositories/search-index.repository.js';
 import { type Clock, formatSeriesTime } from './clock.js';
 import { generateEndpointName } from './endpoint-names.js';
-import { type PlanName, type PlanTable, QUOTA_FIELDS, type Quotas, quotasOf } from './plans.js';
+import { IndexRecordJson, recordFields } from './index-record-json.js';
+import { type PlanName, type PlanTable, type Quotas, quotasOf } from './plans.js';
 import { randomSecret } from './secrets.js';
+import { SERIES_POINTS, type ThroughputPoint, ThroughputSeries } from './throughput-series.js';
 import type { UsageMeter } from './usage-meter.service.js';
+
+export type { ThroughputPoint } from './throughput-series.js';
 
 export const REGIONS = ['eu-west-1', 'us-central1'] as const;
 export type Region = (typeof REGIONS)[number];
 export const INDEX_NAME_PATTERN = '^[A-Za-z0-9_.-]{1,64}$';
 const INDEX_NAME = new RegExp(INDEX_NAME_PATTERN);
-
-export interface ThroughputPoint {
-  x: string;
-  y: number;
-}
 
 export interface SearchIndexRecord extends Quotas {
   customer_id: string;
@@ -70,10 +69,15 @@ const ENDPOINT_ATTEMPTS = 8;
 
 /** Search index records: creation under plan rules, ownership, tokens and throughput. */
 export class SearchIndexService {
+  private readonly series: ThroughputSeries;
+  private readonly json = new IndexRecordJson();
+
   constructor(
     private readonly store: Store,
     private readonly options: SearchIndexServiceOptions,
-  ) {}
+  ) {
+    this.series = new ThroughputSeries(options.usage, options.clock, () => store.changeToken());
+  }
 
   async create(customerId: string, input: CreateIndexInput): Promise<SearchIndexRecord> {
     assertName(input.name);
@@ -125,8 +129,19 @@ export class SearchIndexService {
     });
   }
 
-  async get(customerId: string, id: string): Promise<SearchIndexRecord> {
-    return this.toRecord(await this.requireOwned(customerId, id));
+  /**
+   * An owned index's record as JSON bytes (the hot read of the management API). The row is looked
+   * up as for every other route, so a write is seen at once on this node, and on every node on
+   * PostgreSQL; its serialization and the throughput series are reused while unchanged.
+   */
+  getJson(customerId: string, id: string): Buffer | Promise<Buffer> {
+    // Without a promise when the row and the series are both at hand (the steady state).
+    const row = this.options.cache.peek<SearchIndexRow>(ownedKey(customerId, id));
+    const series = row && this.series.json(row.id);
+    if (row && typeof series === 'string') return this.json.body(row, series);
+    return this.requireOwned(customerId, id).then(async (owned) =>
+      this.json.body(owned, await this.series.json(owned.id)),
+    );
   }
 
   async list(customerId: string): Promise<SearchIndexRecord[]> {
@@ -144,7 +159,9 @@ export class SearchIndexService {
   async rename(customerId: string, id: string, name: string): Promise<void> {
     assertName(name);
     try {
-      if (!(await repo.updateOwnedSearchIndex(this.store.db, customerId, id, { name }))) throw errors.indexNotFound();
+      const updated = await repo.updateOwnedSearchIndex(this.store.db, customerId, id, { name });
+      this.json.forget(id);
+      if (!updated) throw errors.indexNotFound();
     } catch (error) {
       if (isUniqueViolation(error)) throw nameTaken(name);
       throw error;
@@ -154,18 +171,23 @@ export class SearchIndexService {
   /** Replaces both tokens; the old ones stop working with the next request. */
   async resetPassword(customerId: string, id: string): Promise<void> {
     const changes = { token: randomSecret(), read_only_token: randomSecret() };
-    if (!(await repo.updateOwnedSearchIndex(this.store.db, customerId, id, changes))) throw errors.indexNotFound();
+    const updated = await repo.updateOwnedSearchIndex(this.store.db, customerId, id, changes);
+    this.json.forget(id);
+    if (!updated) throw errors.indexNotFound();
   }
 
   /** Deletes the record, then its usage and its documents. */
   async delete(customerId: string, id: string): Promise<void> {
-    if (!(await repo.deleteOwnedSearchIndex(this.store.db, customerId, id))) throw errors.indexNotFound();
+    const deleted = await repo.deleteOwnedSearchIndex(this.store.db, customerId, id);
+    this.json.forget(id);
+    if (!deleted) throw errors.indexNotFound();
+    this.series.forget(id);
     await this.options.usage.discard(id);
     await this.options.data?.dropIndexData(id);
   }
 
   async requireOwned(customerId: string, id: string): Promise<SearchIndexRow> {
-    const row = await this.options.cache.get(`index:${customerId}:${id}`, () =>
+    const row = await this.options.cache.get(ownedKey(customerId, id), () =>
       repo.findOwnedSearchIndex(this.store.db, customerId, id),
     );
     if (!row) throw errors.indexNotFound();
@@ -173,51 +195,22 @@ export class SearchIndexService {
   }
 
   /** The last 60 minutes, one point per minute, oldest first; y = data-plane requests. */
-  async throughput(indexId: string): Promise<ThroughputPoint[]> {
-    const nowSeconds = Math.floor(this.options.clock() / 1000);
-    const currentMinute = nowSeconds - (nowSeconds % 60);
-    const from = currentMinute - 59 * 60;
-    const buckets = await this.options.usage.buckets([indexId], from, currentMinute + 60, 60);
-    return minuteSeries(currentMinute, (minute) => {
-      const counters = buckets.get(minute);
-      return counters ? counters.queries + counters.updates : 0;
-    });
+  throughput(indexId: string): Promise<ThroughputPoint[]> {
+    return this.series.points(indexId);
   }
 
   private async toRecord(row: SearchIndexRow, throughput?: ThroughputPoint[]): Promise<SearchIndexRecord> {
-    const quotas = {} as Quotas;
-    for (const field of QUOTA_FIELDS) quotas[field] = Number(row[field]);
-    return {
-      customer_id: row.customer_id,
-      id: row.id,
-      name: row.name,
-      endpoint: row.endpoint,
-      type: row.type as PlanName,
-      region: row.region as Region,
-      integration_email: row.integration_email,
-      token: row.token,
-      read_only_token: row.read_only_token,
-      ...quotas,
-      creation_time: Number(row.creation_time),
-      input_enrichment_enabled: Number(row.input_enrichment_enabled) === 1,
-      throughput_vector: throughput ?? (await this.throughput(row.id)),
-    };
+    return { ...recordFields(row), throughput_vector: throughput ?? (await this.throughput(row.id)) };
   }
 }
 
-/** 60 points, one per minute, ending with the minute that holds `currentMinute`. */
-function minuteSeries(currentMinute: number, value: (minute: number) => number): ThroughputPoint[] {
-  const points: ThroughputPoint[] = [];
-  for (let minute = currentMinute - 59 * 60; minute <= currentMinute; minute += 60) {
-    points.push({ x: formatSeriesTime(minute), y: value(minute) });
-  }
-  return points;
-}
+const ownedKey = (customerId: string, id: string) => `index:${customerId}:${id}`;
 
 /** The series of an index that has seen no traffic yet. */
 function zeroThroughput(nowMs: number): ThroughputPoint[] {
   const nowSeconds = Math.floor(nowMs / 1000);
-  return minuteSeries(nowSeconds - (nowSeconds % 60), () => 0);
+  const first = nowSeconds - (nowSeconds % 60) - (SERIES_POINTS - 1) * 60;
+  return Array.from({ length: SERIES_POINTS }, (_, i) => ({ x: formatSeriesTime(first + i * 60), y: 0 }));
 }
 
 function availablePlans(plans: PlanTable): PlanName[] {

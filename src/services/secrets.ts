@@ -1,4 +1,4 @@
-import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 
 const scryptAsync = promisify(scrypt) as (
@@ -11,10 +11,6 @@ const scryptAsync = promisify(scrypt) as (
 /** A random secret of `bytes` bytes (≥ 32 by default), base64url without padding. */
 export function randomSecret(bytes = 32): string {
   return randomBytes(bytes).toString('base64url');
-}
-
-export function sha256(value: string): string {
-  return createHash('sha256').update(value).digest('base64url');
 }
 
 /** Constant-time string equality (lengths may leak, contents do not). */

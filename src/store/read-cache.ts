@@ -14,13 +14,10 @@ export class ReadCache {
   ) {}
 
   async get<T>(key: string, load: () => Promise<T>): Promise<T> {
-    const token = this.changeToken();
+    const token = this.currentToken();
     if (token === undefined) return load();
-    if (token !== this.token) {
-      this.entries.clear();
-      this.token = token;
-    }
-    if (this.entries.has(key)) return this.entries.get(key) as T;
+    const kept = this.entries.get(key);
+    if (kept !== undefined || this.entries.has(key)) return kept as T;
     const value = await load();
     // Keep the value only if nothing was written while it loaded.
     if (this.changeToken() === token) {
@@ -28,5 +25,23 @@ export class ReadCache {
       this.entries.set(key, value);
     }
     return value;
+  }
+
+  /**
+   * The value kept for `key`, synchronously, for hot paths that can skip a promise when it is
+   * there; undefined when nothing is kept (or `undefined` is), and then {@link get} decides.
+   */
+  peek<T>(key: string): T | undefined {
+    return this.currentToken() === undefined ? undefined : (this.entries.get(key) as T | undefined);
+  }
+
+  /** The store's change token, after dropping every entry kept under an older one. */
+  private currentToken(): string | undefined {
+    const token = this.changeToken();
+    if (token !== undefined && token !== this.token) {
+      this.entries.clear();
+      this.token = token;
+    }
+    return token;
   }
 }

@@ -25,6 +25,9 @@ export class SqliteConnectionDatabase implements SqliteDatabase {
   private writes = 0;
   private foreignVersion: unknown;
   private foreignVersionReadAt = Number.NEGATIVE_INFINITY;
+  private token = '';
+  private tokenWrites = -1;
+  private tokenVersion: unknown;
 
   constructor(private readonly db: SQLite.Database) {
     this.dataVersion = db.prepare('PRAGMA data_version').pluck();
@@ -51,7 +54,13 @@ export class SqliteConnectionDatabase implements SqliteDatabase {
       this.foreignVersion = this.dataVersion.get();
       this.foreignVersionReadAt = now;
     }
-    return `${this.writes}:${this.foreignVersion}`;
+    // The same string object while nothing changed: read caches compare it on every lookup.
+    if (this.tokenWrites !== this.writes || this.tokenVersion !== this.foreignVersion) {
+      this.tokenWrites = this.writes;
+      this.tokenVersion = this.foreignVersion;
+      this.token = `${this.writes}:${this.foreignVersion}`;
+    }
+    return this.token;
   }
 
   private countingWrites(statement: SQLite.Statement): SqliteStatement {

@@ -13,6 +13,22 @@ describe('parseBasicAuth', () => {
   });
 
   test.each([
+    ['ASCII', encode('a@b.c:plain-key')],
+    ['non-ASCII text (UTF-8)', encode('é@exämple.com:kéy-ü')],
+    ['base64url characters', `Basic ${Buffer.from('a@b.c:??>>??').toString('base64url')}`],
+    ['no padding', `Basic ${Buffer.from('a@b.c:k').toString('base64').replace(/=+$/, '')}`],
+    [
+      'padding in the middle',
+      `Basic ${Buffer.from('a@b.c:k').toString('base64')}${Buffer.from('x').toString('base64')}`,
+    ],
+  ])('decodes %s exactly as a Buffer does', (_label, header) => {
+    const encoded = header.slice('Basic '.length);
+    const text = Buffer.from(encoded, 'base64').toString('utf8');
+    const colon = text.indexOf(':');
+    expect(parseBasicAuth(header)).toEqual({ email: text.slice(0, colon), apiKey: text.slice(colon + 1) });
+  });
+
+  test.each([
     undefined,
     '',
     'Bearer x',

@@ -1,0 +1,92 @@
+import * as crypto from 'node:crypto';
+import type { Clock } from './clock.js';
+
+/** How long a verified key is trusted without running scrypt again. */
+export const VERIFIED_CREDENTIAL_TTL_MS = 60_000;
+/** Accounts remembered at most; past this the oldest entry goes. */
+export const MAX_VERIFIED_CREDENTIALS = 10_000;
+
+interface Verified {
+  /** Keyed SHA-256 of email and key (never the key itself), base64. */
+  digest: string;
+  /** The stored scrypt hash the key was verified against. */
+  storedHash: string;
+  expiresAt: number;
+}
+
+// One-shot hashing to a string (Node ≥ 20.12) costs a third of a Hash object with a Buffer
+// digest, on every authenticated request; the fallback gives the same digest.
+const sha256: (text: string) => string =
+  typeof crypto.hash === 'function'
+    ? (text) => crypto.hash('sha256', text, 'base64')
+    : (text) => crypto.createHash('sha256').update(text).digest('base64');
+
+/**
+ * A short-lived memory of API keys that passed scrypt, so a client sending the same key on every
+ * request pays for scrypt once a minute instead of on each one. Nothing changes at rest (the store
+ * keeps only scrypt hashes), and memory never holds a key: only, for at most the TTL, a SHA-256 of
+ * it keyed with a random secret of this process (useless outside it, and not reversible without
+ * that secret), compared in constant time.
+ *
+ * An entry counts only together with the stored hash it was verified against: callers pass the
+ * account's current hash, so a key rotated or an account deleted anywhere stops matching as soon as
+ * the caller sees the new row. {@link forget} drops an entry at once when this process changes it.
+ */
+export class VerifiedCredentials {
+  private readonly secret = crypto.randomBytes(32).toString('base64url');
+  private readonly entries = new Map<string, Verified>();
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly ttlMs = VERIFIED_CREDENTIAL_TTL_MS,
+    private readonly maxEntries = MAX_VERIFIED_CREDENTIALS,
+  ) {}
+
+  /** True when this key was verified for `email` against `storedHash` within the TTL. */
+  has(email: string, apiKey: string, storedHash: string): boolean {
+    const entry = this.entries.get(email);
+    if (!entry) return false;
+    if (entry.storedHash !== storedHash || this.clock() >= entry.expiresAt) {
+      this.entries.delete(email);
+      return false;
+    }
+    // A wrong key leaves the entry alone: failed guesses must not cost the owner a new scrypt.
+    return constantTimeEqual(entry.digest, this.digest(email, apiKey));
+  }
+
+  /** Remembers a key that scrypt just accepted for `email` against `storedHash`. */
+  remember(email: string, apiKey: string, storedHash: string): void {
+    this.entries.delete(email);
+    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(email, {
+      digest: this.digest(email, apiKey),
+      storedHash,
+      expiresAt: this.clock() + this.ttlMs,
+    });
+  }
+
+  /** Drops what is remembered for `email` (its key changed or the account is gone). */
+  forget(email: string): void {
+    this.entries.delete(email);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private digest(email: string, apiKey: string): string {
+    // Length-prefixed so no two (email, key) pairs give the same text.
+    return sha256(`${this.secret}${email.length}:${email}:${apiKey}`);
+  }
+}
+
+/**
+ * Compares two digests of the same length in time independent of where they differ (every
+ * character is visited; no early exit), without the Buffers `timingSafeEqual` would need.
+ */
+export function constantTimeEqual(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let difference = 0;
+  for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return difference === 0;
+}

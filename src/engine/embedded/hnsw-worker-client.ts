@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { EngineLogger } from '../providers/provider-types.js';
+import { mainThreadLoad } from './main-thread-load.js';
 
 /** What a graph's owner hears from the worker besides replies. */
 export interface GraphListener {
@@ -134,7 +135,10 @@ export class HnswWorker {
 
   private start(): Worker {
     if (this.worker) return this.worker;
-    const worker = new Worker(new URL('./hnsw-worker.js', import.meta.url));
+    const worker = new Worker(new URL('./hnsw-worker.js', import.meta.url), {
+      workerData: { mainThreadBusy: mainThreadLoad.flag },
+    });
+    mainThreadLoad.attach();
     worker.unref();
     worker.on('message', (message) => this.received(message));
     worker.on('error', (error) => this.logger.error({ err: error }, 'the vector index worker failed'));
@@ -177,6 +181,7 @@ export class HnswWorker {
   private exited(worker: Worker, code: number): void {
     if (this.worker !== worker) return;
     this.worker = undefined;
+    mainThreadLoad.detach();
     const expected = this.terminating;
     if (!expected) this.logger.error({ code }, 'the vector index worker exited; open graphs reload from SQLite');
     const error = new Error(`the vector index worker exited (code ${code})`);

@@ -8,12 +8,21 @@
  */
 import { existsSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import hnswlib from 'hnswlib-node';
 
 const MIN_CAPACITY = 1024;
 /** Longest stretch of insertion before incoming searches get their turn. */
 const SLICE_MS = 3;
+/**
+ * While the main thread is busy (main-thread-load.ts), a slice is followed by this many slices'
+ * worth of pause: graph building then takes about 1/(1 + factor) of a core per worker, and the
+ * rest goes to requests and ingest on the main thread. On 2 cores, unpaced building by 2 workers
+ * left the main thread half a core and cut acknowledged ingest by about 40%.
+ */
+const BUSY_PAUSE_FACTOR = 4;
+/** Int32 slot 0 is 1 while the main thread is busy; absent (tests that start the worker alone): never. */
+const mainThreadBusy = workerData?.mainThreadBusy ?? new Int32Array(1);
 
 /**
  * @typedef {{ labels: Float64Array, vectors: Float32Array, next: number }} Batch
@@ -185,10 +194,11 @@ function ensureCapacity(graph) {
   if (needed > max) index.resizeIndex(Math.max(needed, Math.ceil(max * 1.5)));
 }
 
-function schedule() {
+function schedule(pause = 0) {
   if (scheduled) return;
   scheduled = true;
-  setImmediate(indexSlice);
+  if (pause > 0) setTimeout(indexSlice, pause);
+  else setImmediate(indexSlice);
 }
 
 /** Inserts queued vectors for up to SLICE_MS, reporting each graph's progress. */
@@ -234,7 +244,7 @@ function indexSlice() {
     port.postMessage({ type: 'added', graph: id, labels }, [labels.buffer]);
     if (graph.queue.length > 0) more = true;
   }
-  if (more) schedule();
+  if (more) schedule(Atomics.load(mainThreadBusy, 0) === 1 ? SLICE_MS * BUSY_PAUSE_FACTOR : 0);
 }
 
 /** markDelete that tolerates labels already deleted or replaced; returns whether it deleted. */

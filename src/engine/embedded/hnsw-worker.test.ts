@@ -13,6 +13,7 @@ import {
   syntheticVector as vectorOf,
 } from '../test-fixtures.js';
 import { HnswWorker } from './hnsw-worker-client.js';
+import { mainThreadLoad } from './main-thread-load.js';
 import { NamespaceVectors } from './namespace-vectors.js';
 
 const DIMENSIONS = 32;
@@ -53,6 +54,24 @@ describe('HNSW indexing in the worker thread', () => {
     expect([info.vectorCount, info.pendingVectorCount]).toEqual([5900, 0]);
     const { hits } = await index.search('', searchRequest('d4321', { semanticWeight: 1, topK: 1 }));
     expect(hits[0].id).toBe('doc4321');
+  });
+
+  it('paces graph building while the main thread is busy, and still finishes it', async () => {
+    engine = testEngine(temp.dir, { embedder: syntheticEmbedder });
+    const index = await engine.open('paced');
+    await index.upsert('', docs(0, 3000), NO_LIMIT);
+    let busyRounds = 0;
+    for (let round = 0; round < 1000 && (await index.info()).pendingVectorCount > 0; round++) {
+      const end = performance.now() + 40;
+      while (performance.now() < end); // the main thread at work, as during a bulk ingest
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      if (Atomics.load(mainThreadLoad.flag, 0) === 1) busyRounds++;
+    }
+    expect(busyRounds).toBeGreaterThan(0);
+    const info = await index.info();
+    expect([info.vectorCount, info.pendingVectorCount]).toEqual([3000, 0]);
+    const { hits } = await index.search('', searchRequest('d2345', { semanticWeight: 1, topK: 1 }));
+    expect(hits[0].id).toBe('doc2345');
   });
 
   it('closes during indexing, persists the graph, and a reopen has every document', async () => {

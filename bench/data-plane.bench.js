@@ -150,6 +150,11 @@ function report({ searchplane: sp, fts5, peer, exact, load, postgres }) {
     log('searchplane: client in this process, server in its own; full text = semanticWeight 0, no input enrichment;');
     log('default = what @upstash/search sends for search({query, limit: 10}) (0.75, enrichment on).');
     log(`vector recall@10 vs exact cosine (builtin embedder, ${queries.length} queries): ${sp.recall.toFixed(3)}`);
+    if (sp.resident)
+      log(
+        `searchplane RSS ${mb(sp.rss)} = ${mb(sp.resident.anon)} private + ${mb(sp.resident.file)} mapped file pages ` +
+          '(SQLite memory-mapped reads: OS page cache, reclaimable)',
+      );
   }
   if (fts5 || peer) log('SQLite FTS5 and LanceDB run in their own processes, queried in process (no HTTP).');
   if (exact) {

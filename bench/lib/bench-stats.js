@@ -77,6 +77,21 @@ export function rssOf(pid = process.pid) {
 }
 
 /**
+ * A process's resident memory split as Linux reports it: `anon` (private: heaps, graphs, caches)
+ * and `file` (mapped file pages, here SQLite's memory-mapped database: the OS page cache, shared
+ * and reclaimable). Undefined where /proc is not available.
+ */
+export function residentParts(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field) => Number(status.match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'))?.[1] ?? Number.NaN) * 1024;
+    return { anon: kb('RssAnon'), file: kb('RssFile') };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * This process's RSS after a full garbage collection (with --expose-gc): what it holds, without
  * garbage such as a released copy of the corpus.
  */

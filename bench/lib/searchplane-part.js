@@ -1,6 +1,6 @@
 // Part "searchplane": a real server process, the corpus upserted over HTTP, then search latency
 // (single client), throughput (a separate client process), RSS, disk and vector recall@10.
-import { dirSize, ingestRates, rssOf } from './bench-stats.js';
+import { dirSize, ingestRates, residentParts, rssOf } from './bench-stats.js';
 import { exactNeighbours, recallAtK } from './exact-neighbours.js';
 import { jsonClient } from './http-json.js';
 import { createIndex, SEARCH_MODES, startSearchplane } from './searchplane-node.js';
@@ -8,7 +8,7 @@ import { ingest, searchThroughput, timeSearches, waitIndexed } from './searchpla
 
 /**
  * Runs the part; resolves to `{ ingest: {ackDocsPerSecond, indexedDocsPerSecond, ...},
- * modes: {fullText, default, vector}: {p50, p95, qps}, rss, disk, recall }`.
+ * modes: {fullText, default, vector}: {p50, p95, qps}, rss, resident: {anon, file}, disk, recall }`.
  */
 export async function runSearchplanePart({ workDir, documents, queries, settings, progress }) {
   const server = await startSearchplane({ workDir, name: 'searchplane-embedded' });
@@ -25,6 +25,7 @@ export async function runSearchplanePart({ workDir, documents, queries, settings
     const info = await waitIndexed(client);
     const indexedSeconds = ackSeconds + (performance.now() - start) / 1000;
     const rss = rssOf(server.pid);
+    const resident = residentParts(server.pid);
     progress(`acknowledged in ${ackSeconds.toFixed(1)} s, vectors indexed at ${indexedSeconds.toFixed(1)} s`);
     if (info.vectorCount !== documents.length) throw new Error(`info reports ${info.vectorCount} documents`);
 
@@ -53,7 +54,7 @@ export async function runSearchplanePart({ workDir, documents, queries, settings
     const recall = recallAtK(exact, modes.vector.hitLists);
     delete modes.vector.hitLists;
 
-    return { ingest: ingestRates(documents.length, ackSeconds, indexedSeconds), modes, rss, recall, disk };
+    return { ingest: ingestRates(documents.length, ackSeconds, indexedSeconds), modes, rss, resident, recall, disk };
   } finally {
     client.close();
     await server.stop();

@@ -3,7 +3,7 @@
 // (`search`) must equal the exhaustive top 10 (`searchExhaustive`): same labels, same order, same
 // scores. Also times both, in process (no HTTP), for reference.
 import { FullTextIndex } from '../../dist/engine/embedded/full-text/full-text-index.js';
-import { analyzeQuery } from '../../dist/engine/query/analyzer.js';
+import { analyzeFields, analyzeQuery } from '../../dist/engine/query/analyzer.js';
 import { textFields } from '../../dist/engine/query/text-tokens.js';
 import { latencySummary } from './bench-stats.js';
 import { childMain } from './child-runner.js';
@@ -14,7 +14,7 @@ function check(name, documents, queries, progress) {
   const index = new FullTextIndex();
   documents.forEach((doc, i) => {
     // The fields as the engine reads them from a document's content (title omitted when empty).
-    index.add(i + 1, textFields(doc.title ? { title: doc.title, text: doc.text } : { text: doc.text }));
+    index.add(i + 1, analyzeFields(textFields(doc.title ? { title: doc.title, text: doc.text } : { text: doc.text })));
   });
   let mismatches = 0;
   const pruned = [];

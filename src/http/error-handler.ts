@@ -68,7 +68,14 @@ function validationDetail(entry: NonNullable<FastifyError['validation']>[number]
 export function createErrorHandler(render: ErrorRenderer) {
   return (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const appError = toAppError(error);
-    if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (appError.status === 503) {
+      // Unavailable for now (starting, an index closing, a model service down): expected and
+      // retried by clients, so a warning; a stack only when something underneath failed.
+      const cause = appError.cause;
+      request.log.warn({ code: appError.code, ...(cause === undefined ? {} : { err: cause }) }, appError.message);
+    } else if (appError.status >= 500) {
+      request.log.error({ err: error }, 'request failed');
+    }
     if (appError.headers) reply.headers(appError.headers);
     if (appError.status === 401 && !reply.hasHeader('www-authenticate')) {
       reply.header('www-authenticate', 'Basic realm="searchplane"');

@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { buildApp } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config.js';
@@ -12,7 +13,19 @@ afterAll(async () => testStore.cleanup());
 test('until start-up finishes every route answers 503 with Retry-After, in its plane’s format', async () => {
   const config = loadConfig({ dataDir: testStore.dataDir, databaseUrl: testStore.databaseUrl }, {});
   let accepting = false;
-  const app = await buildApp({ config, store: testStore.store, logger: false, acceptingRequests: () => accepting });
+  const logs: { level: number; msg: string; err?: unknown }[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, callback) {
+      logs.push(JSON.parse(String(chunk)));
+      callback();
+    },
+  });
+  const app = await buildApp({
+    config,
+    store: testStore.store,
+    logger: { stream },
+    acceptingRequests: () => accepting,
+  });
   try {
     const health = await app.inject({ method: 'GET', url: '/healthz' });
     expect(health.statusCode).toBe(503);
@@ -23,6 +36,12 @@ test('until start-up finishes every route answers 503 with Retry-After, in its p
     const dataPlane = await app.inject({ method: 'POST', url: '/indexes/some-endpoint/search', payload: {} });
     expect(dataPlane.statusCode).toBe(503);
     expect(dataPlane.json()).toEqual({ error: expect.any(String), status: 503, code: 'service_unavailable' });
+
+    // Expected and retried: logged as warnings (pino level 40) with no stack, never as errors.
+    const unavailable = logs.filter((line) => line.msg === 'searchplane is starting; try again in a moment');
+    expect(unavailable.map((line) => line.level)).toEqual([40, 40, 40]);
+    expect(unavailable.some((line) => line.err !== undefined)).toBe(false);
+    expect(logs.some((line) => line.level >= 50)).toBe(false);
 
     accepting = true;
     expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);

@@ -19,6 +19,18 @@ describe('CPU turns', () => {
     expect(await result).toBe('a');
   });
 
+  it('holds the turn through a hop after a section, even when nobody waited for it', async () => {
+    const turns = new CpuTurns();
+    const log: string[] = [];
+    await turns.run(busy(log, 'a', 0));
+    // Still in the same event-loop pass: another search's section becomes ready (a graph reply)…
+    const b = turns.run(busy(log, 'b', 0));
+    // …and so does a write's socket, later in that pass: it must not wait behind 'b'.
+    log.push('write');
+    await b;
+    expect(log).toEqual(['a', 'write', 'b']);
+  });
+
   it('lets the event loop handle other work between queued sections', async () => {
     const turns = new CpuTurns();
     const log: string[] = [];

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { CpuTurns } from './cpu-turns.js';
+import { busyFor } from './test-fixtures.js';
 
 /** A section that keeps the thread busy for `ms`, then records its name. */
 const busy =
   (log: string[], name: string, ms = 5) =>
   () => {
-    const end = performance.now() + ms;
-    while (performance.now() < end);
+    busyFor(ms);
     log.push(name);
     return name;
   };

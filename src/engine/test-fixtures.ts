@@ -51,6 +51,12 @@ export async function indexed(index: IndexEngine, timeoutMs = 20_000): Promise<v
 
 export const NO_LIMIT = { maxVectorCount: -1 };
 
+/** Keeps this thread busy for `ms` without yielding (CPU work, as a search section or an ingest). */
+export function busyFor(ms: number): void {
+  const end = performance.now() + ms;
+  while (performance.now() < end);
+}
+
 /** The AppError a promise rejects with (fails the test when it resolves or rejects otherwise). */
 export async function rejection(promise: Promise<unknown>): Promise<AppError> {
   const error = await promise.then(

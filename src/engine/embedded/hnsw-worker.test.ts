@@ -4,6 +4,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { SearchEngine } from '../contract.js';
 import type { EngineLogger } from '../providers/provider-types.js';
 import {
+  busyFor,
   syntheticEmbedder as createSyntheticEmbedder,
   indexed,
   NO_LIMIT,
@@ -62,8 +63,7 @@ describe('HNSW indexing in the worker thread', () => {
     await index.upsert('', docs(0, 3000), NO_LIMIT);
     let busyRounds = 0;
     for (let round = 0; round < 1000 && (await index.info()).pendingVectorCount > 0; round++) {
-      const end = performance.now() + 40;
-      while (performance.now() < end); // the main thread at work, as during a bulk ingest
+      busyFor(40); // the main thread at work, as during a bulk ingest
       await new Promise((resolve) => setTimeout(resolve, 1));
       if (Atomics.load(mainThreadLoad.flag, 0) === 1) busyRounds++;
     }

@@ -1,11 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { busyFor } from '../test-fixtures.js';
 import { MainThreadLoad } from './main-thread-load.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const spin = (ms: number) => {
-  const end = performance.now() + ms;
-  while (performance.now() < end);
-};
 
 describe('MainThreadLoad', () => {
   let load = new MainThreadLoad();
@@ -19,7 +16,7 @@ describe('MainThreadLoad', () => {
     expect(Atomics.load(load.flag, 0)).toBe(0);
     // Busy: synchronous work back to back, with only brief returns to the event loop for the sampler.
     for (let i = 0; i < 6; i++) {
-      spin(90);
+      busyFor(90);
       await sleep(1);
     }
     expect(Atomics.load(load.flag, 0)).toBe(1);
@@ -31,7 +28,7 @@ describe('MainThreadLoad', () => {
     load.attach();
     load.attach();
     for (let i = 0; i < 4; i++) {
-      spin(90);
+      busyFor(90);
       await sleep(1);
     }
     expect(Atomics.load(load.flag, 0)).toBe(1);

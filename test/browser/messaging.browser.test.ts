@@ -12,9 +12,10 @@ test('lists the messaging instances and turns the production pack on and off', a
   await signIn(page, h.account);
   await page.getByRole('link', { name: 'Messaging' }).click();
   await page.getByRole('heading', { level: 1, name: 'Messaging instances' }).waitFor();
-  const rows = page.locator('tbody tr');
-  expect(await rows.count()).toBe(2);
+  // The heading renders before the instances arrive; the row is the signal that the list is in.
   const eastRow = page.locator(`tr[data-instance-id="${east.id}"]`);
+  await eastRow.waitFor();
+  expect(await page.locator('tbody tr').count()).toBe(2);
   expect(await eastRow.locator('td').first().textContent()).toBe('us-east-1');
   expect(await eastRow.innerText()).toMatch(/paid[\s\S]*Disabled/);
   await screenshots(page, 'messaging');

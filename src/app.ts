@@ -15,7 +15,7 @@ import { inputGuard } from './http/input-guard.js';
 import { managementPlugin } from './http/management/management.plugin.js';
 import metricsPlugin from './http/metrics.plugin.js';
 import { withServers } from './http/openapi-servers.js';
-import { echoRequestId, requestIdOf } from './http/request-id.js';
+import { requestIdOf, setRequestIdHeader } from './http/request-id.js';
 import { handleFrameworkError, rootErrorHandler } from './http/root-errors.js';
 import { ErrorSchema } from './http/schemas/common.schemas.js';
 import { MANAGEMENT_SHARED_SCHEMAS } from './http/schemas/management.schemas.js';
@@ -88,17 +88,16 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
     ...(config.dataDomain ? { rewriteUrl: dataDomainRewriter(config.dataDomain) } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>();
-  echoRequestId(app);
   const { acceptingRequests } = options;
-  if (acceptingRequests) {
-    app.addHook('onRequest', async () => {
-      if (!acceptingRequests()) {
-        throw new AppError('service_unavailable', 'searchplane is starting; try again in a moment', {
-          headers: { 'retry-after': '1' },
-        });
-      }
-    });
-  }
+  app.addHook('onRequest', (request, reply, done) => {
+    setRequestIdHeader(request, reply);
+    if (acceptingRequests === undefined || acceptingRequests()) return done();
+    done(
+      new AppError('service_unavailable', 'searchplane is starting; try again in a moment', {
+        headers: { 'retry-after': '1' },
+      }),
+    );
+  });
 
   // The JSON body parser and the checks of every request's input (NUL, lone surrogates, nesting),
   // first, so they run before authentication and schemas.

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError } from '../errors.js';
 
@@ -126,9 +126,14 @@ async function inputGuardPlugin(app: FastifyInstance): Promise<void> {
       done(null, value);
     });
   });
-  app.addHook('onRequest', async (request: FastifyRequest) => {
-    checkInput(request.params, 'params');
-    checkInput(request.query, 'querystring');
+  app.addHook('onRequest', (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    try {
+      checkInput(request.params, 'params');
+      checkInput(request.query, 'querystring');
+    } catch (error) {
+      return done(error as Error);
+    }
+    done();
   });
 }
 

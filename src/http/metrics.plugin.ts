@@ -20,16 +20,18 @@ export const UNMATCHED_ROUTE = '(unmatched)';
  * fastify-plugin so its hook sees the routes of every plugin registered after it.
  */
 async function metricsPlugin(app: FastifyInstance, { metrics, token }: MetricsPluginOptions): Promise<void> {
-  app.addHook('onResponse', async (request, reply) => {
-    const route = request.is404 ? UNMATCHED_ROUTE : (request.routeOptions.url ?? UNMATCHED_ROUTE);
-    const labels = { method: request.method, route, status_code: String(reply.statusCode) };
+  // A callback hook (an async one costs a promise per response), reading `routeOptions` once:
+  // Fastify builds a new object on every access of that getter.
+  app.addHook('onResponse', (request, reply, done) => {
+    const { url, config } = request.routeOptions;
     const seconds = reply.elapsedTime / 1000;
-    metrics.httpRequests.inc(labels);
-    metrics.httpSeconds.observe(labels, seconds);
-    const operation = request.routeOptions.config?.dataPlaneRoute;
-    if (operation === undefined || request.is404) return;
-    metrics.dataPlaneOperations.inc({ operation, outcome: dataPlaneOutcome(reply.statusCode) });
-    if (operation === 'search' && reply.statusCode < 400) searchSeconds.observe(seconds);
+    metrics.http.record(request.method, url ?? UNMATCHED_ROUTE, reply.statusCode, seconds);
+    const operation = url === undefined ? undefined : config?.dataPlaneRoute;
+    if (operation !== undefined) {
+      metrics.dataPlaneOperations.inc({ operation, outcome: dataPlaneOutcome(reply.statusCode) });
+      if (operation === 'search' && reply.statusCode < 400) searchSeconds.observe(seconds);
+    }
+    done();
   });
 
   const expected = token === undefined ? undefined : digest(`Bearer ${token}`);

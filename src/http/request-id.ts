@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 
@@ -17,10 +17,12 @@ export function requestIdOf(request: IncomingMessage): string {
   return typeof given === 'string' && ACCEPTED_ID.test(given) ? given : randomUUID();
 }
 
-/** Returns the request id on every response, errors and 404s included (onSend runs for all). */
-export function echoRequestId(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, reply, payload) => {
-    reply.header(REQUEST_ID_HEADER, request.id);
-    return payload;
-  });
+/**
+ * Returns the request id on every response, errors and 404s included: the first onRequest hook of
+ * the app sets it (Fastify keeps headers set before an error), and {@link handleFrameworkError}
+ * sets it on the responses Fastify gives before any hook runs. An onSend hook would do the same
+ * for a second hook run on every response (issue #11).
+ */
+export function setRequestIdHeader(request: FastifyRequest, reply: FastifyReply): void {
+  reply.header(REQUEST_ID_HEADER, request.id);
 }

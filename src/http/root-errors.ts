@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { renderDataPlaneError } from './data-plane/data-plane-error.renderer.js';
 import { createErrorHandler, type ErrorRenderer, renderManagementError, toAppError } from './error-handler.js';
+import { setRequestIdHeader } from './request-id.js';
 
 /**
  * Errors outside both planes' routes: a path under `/indexes/` that matches no data-plane route
@@ -15,7 +16,8 @@ export const renderForPath: ErrorRenderer = (error, reply) =>
 export const rootErrorHandler = createErrorHandler(renderForPath);
 
 /** Fastify's `frameworkErrors` option: router-level refusals, rendered like every other error. */
-export function handleFrameworkError(error: unknown, _request: FastifyRequest, reply: FastifyReply): void {
+export function handleFrameworkError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
+  setRequestIdHeader(request, reply);
   const appError = toAppError(error);
   reply.code(appError.status).type('application/json; charset=utf-8').send(renderForPath(appError, reply));
 }

@@ -1,6 +1,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { EngineStats, SearchEngine } from '../engine/contract.js';
 import type { PoolStats } from '../store/database.js';
+import { HttpRequestMetrics } from './http-request-metrics.js';
 
 /**
  * Prometheus metrics. Two registries are merged at scrape time:
@@ -64,8 +65,8 @@ export function dataPlaneOutcome(status: number): DataPlaneOutcome {
 
 export interface AppMetrics {
   readonly registry: Registry;
-  readonly httpRequests: Counter<'method' | 'route' | 'status_code'>;
-  readonly httpSeconds: Histogram<'method' | 'route' | 'status_code'>;
+  /** Requests and their durations by method, route pattern and status code. */
+  readonly http: HttpRequestMetrics;
   readonly dataPlaneOperations: Counter<'operation' | 'outcome'>;
   /** The exposition text of this app's metrics and the process-wide ones. */
   scrape(): Promise<string>;
@@ -87,19 +88,7 @@ export function createAppMetrics(options: AppMetricsOptions = {}): AppMetrics {
   }
   const registry = new Registry();
   const registers = [registry];
-  const httpRequests = new Counter({
-    name: 'searchplane_http_requests_total',
-    help: 'HTTP requests answered, by method, route pattern and status code',
-    labelNames: ['method', 'route', 'status_code'] as const,
-    registers,
-  });
-  const httpSeconds = new Histogram({
-    name: 'searchplane_http_request_duration_seconds',
-    help: 'Time to answer an HTTP request, by method, route pattern and status code',
-    labelNames: ['method', 'route', 'status_code'] as const,
-    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers,
-  });
+  const http = new HttpRequestMetrics(registry);
   const dataPlaneOperations = new Counter({
     name: 'searchplane_data_plane_operations_total',
     help: 'Data-plane operations (upsert-data, search, fetch, ...) by outcome',
@@ -113,8 +102,7 @@ export function createAppMetrics(options: AppMetricsOptions = {}): AppMetrics {
 
   return {
     registry,
-    httpRequests,
-    httpSeconds,
+    http,
     dataPlaneOperations,
     contentType: registry.contentType,
     scrape: () => Registry.merge([registry, processRegistry]).metrics(),

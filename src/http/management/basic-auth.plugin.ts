@@ -94,14 +94,15 @@ async function basicAuthPlugin(app: FastifyInstance, options: BasicAuthOptions):
     const credentials = parseBasicAuth(request.headers.authorization);
     // Nothing was tried without credentials, so nothing is counted.
     if (!credentials) return done(errors.unauthorized('Send HTTP Basic credentials: your account email and API key'));
-    const retryAfter = throttle.retryAfter(credentials.email, request.ip);
+    const address = request.ip;
+    const retryAfter = throttle.retryAfter(credentials.email, address);
     if (retryAfter > 0) {
       return done(errors.tooMany('too_many_auth_failures', 'Too many failed logins; try again later', retryAfter));
     }
     const email = options.accounts.verifiedNow(credentials.email, credentials.apiKey);
     if (email !== undefined) {
       request.accountEmail = email;
-      throttle.recordSuccess(credentials.email, request.ip);
+      throttle.recordSuccess(credentials.email, address);
       return done();
     }
     authenticate(request, credentials).then(() => done(), done);

@@ -121,9 +121,13 @@ export class LoginThrottle {
   /** Remembers that this address knows the account's key (see the class comment). */
   recordSuccess(account: string, address: string): void {
     const key = pairKey(account, address);
+    const expiry = this.clock() + TRUSTED_MS;
+    // A busy client succeeds on every request: its trust is renewed at most once a minute, which
+    // keeps the eviction order within a minute of true and the hot path to one lookup.
+    if ((this.trusted.get(key) ?? 0) > expiry - WINDOW_MS) return;
     this.trusted.delete(key);
     while (this.trusted.size >= this.maxTracked) this.trusted.delete(this.trusted.keys().next().value!);
-    this.trusted.set(key, this.clock() + TRUSTED_MS);
+    this.trusted.set(key, expiry);
   }
 
   /** Keys held, per kind (for tests of the bound). */

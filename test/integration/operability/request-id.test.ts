@@ -47,6 +47,15 @@ const requests = {
       headers: { ...headers, authorization: `Bearer ${index.token}` },
       payload: { topK: 'many' },
     }),
+  'a URL the router refuses (400)': (headers: Record<string, string>) =>
+    app.inject({ method: 'GET', url: '/v2/search/%E0%A4%A', headers }),
+  'a body that is not JSON (400)': (headers: Record<string, string>) =>
+    app.inject({
+      method: 'POST',
+      url: `/indexes/${index.endpoint}/search`,
+      headers: { ...headers, authorization: `Bearer ${index.token}`, 'content-type': 'application/json' },
+      payload: '{"query":',
+    }),
 };
 
 test.each(Object.keys(requests) as (keyof typeof requests)[])('%s echoes the client’s x-request-id', async (name) => {

@@ -193,7 +193,7 @@ function report({ searchplane: sp, fts5, peer, exact, load, postgres }) {
     );
   }
   log(`\nTargets (ratios from this run, ${settings.docs} documents)`);
-  const checks = judgeTargets(results);
+  const checks = judgeTargets(results, settings.docs);
   printTable(
     ['target', 'value', 'goal', 'result'],
     checks.map((c) => [c.name, c.shown, c.target, c.pass === undefined ? 'SKIPPED' : c.pass ? 'PASS' : 'MISS']),

@@ -15,6 +15,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { MALLOC_TUNING } from '../dist/malloc-tuning.js';
 import { requestJson, spawnServer } from './lib/bench-processes.js';
 import { summarizeCpuProfile } from './lib/cpu-profile-summary.js';
 import { measure, medianRun, printTable } from './lib/load-test.js';
@@ -50,7 +51,8 @@ try {
       path.join(workDir, 'data'),
       ...(databaseUrl ? ['--database-url', databaseUrl] : []),
     ],
-    env: { LOG_LEVEL: logLevel, SEARCHPLANE_ADMIN_EMAIL: email, SEARCHPLANE_ADMIN_API_KEY: apiKey },
+    // As `npm start` runs it.
+    env: { ...MALLOC_TUNING, LOG_LEVEL: logLevel, SEARCHPLANE_ADMIN_EMAIL: email, SEARCHPLANE_ADMIN_API_KEY: apiKey },
     logFile: path.join(workDir, 'searchplane.log'),
   });
   servers.push(searchplane);

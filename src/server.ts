@@ -3,6 +3,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { type BuildAppOptions, buildApp } from './app.js';
 import type { Config } from './config.js';
 import { AppError } from './errors.js';
+import { mallocTuningHint, runsOnGlibc } from './malloc-tuning.js';
 import type { AccountCredentials, AccountService } from './services/account.service.js';
 import { describeStore, migrateToLatest, openStore } from './store/database.js';
 
@@ -51,6 +52,8 @@ export async function startServer(config: Config, options: StartServerOptions = 
       { dataDir: config.dataDir, store: describeStore(store, config.databaseUrl) },
       'data directory and store',
     );
+    const hint = mallocTuningHint(process.env, runsOnGlibc());
+    if (hint) app.log.info(hint);
     await listen(app, config);
     firstAccount = await bootstrapAccounts(app.services.accounts, config, app.log);
     bootstrapped = true;

@@ -15,8 +15,12 @@ const atLeast = (name, value, min) => judged(name, value, times, `≥ ${min}×`,
 const none = (name, value) => judged(name, value, String, '0', (v) => v === 0);
 const divide = (a, b) => (absent(a) || absent(b) ? undefined : a / b);
 
+/** Issue #11: RSS at 100k documents no higher than before the work (859 MB). */
+const RSS_LIMIT_MB = 859;
+const RSS_TARGET_DOCS = 100_000;
+
 /** Every target the run can judge, in the order the issues list them. */
-export function judgeTargets({ searchplane: sp, peer, exact, load, postgres: pg }) {
+export function judgeTargets({ searchplane: sp, peer, exact, load, postgres: pg }, docs) {
   return [
     atMost(
       'searchplane full-text p50 / peer full-text p50',
@@ -46,6 +50,13 @@ export function judgeTargets({ searchplane: sp, peer, exact, load, postgres: pg 
       (v) => `${v.toFixed(2)} ms`,
       '≤ 10 ms',
       (v) => v <= 10,
+    ),
+    judged(
+      `searchplane RSS at ${RSS_TARGET_DOCS.toLocaleString('en-US')} documents`,
+      docs === RSS_TARGET_DOCS && sp?.rss !== undefined ? sp.rss / 2 ** 20 : undefined,
+      (v) => `${Math.round(v)} MB`,
+      `≤ ${RSS_LIMIT_MB} MB`,
+      (v) => v <= RSS_LIMIT_MB,
     ),
     none('full-text top 10 ≠ exhaustive, SciFact (queries)', exact?.scifact.mismatches),
     none('full-text top 10 ≠ exhaustive, corpus (queries)', exact?.corpus.mismatches),

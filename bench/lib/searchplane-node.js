@@ -3,6 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { MALLOC_TUNING } from '../../dist/malloc-tuning.js';
 import { QUOTA_FIELDS } from '../../dist/services/plans.js';
 import { requestJson, spawnServer } from './bench-processes.js';
 
@@ -27,7 +28,7 @@ const CLEARED = [
 ];
 
 /**
- * Starts `searchplane serve` on port 0 with its data under `workDir/<name>`; `databaseUrl` for
+ * Starts `searchplane serve` as `npm start` starts it (with its glibc malloc settings), on port 0 with its data under `workDir/<name>`; `databaseUrl` for
  * PostgreSQL mode. Resolves to `{ url, pid, dataDir, startedAt, stop() }` once it listens.
  */
 export async function startSearchplane({ workDir, name, databaseUrl, logLevel = 'warn' }) {
@@ -48,7 +49,7 @@ export async function startSearchplane({ workDir, name, databaseUrl, logLevel = 
       plansFile,
       ...(databaseUrl ? ['--database-url', databaseUrl] : []),
     ],
-    env: { ...env, LOG_LEVEL: logLevel, SEARCHPLANE_ADMIN_EMAIL: email, SEARCHPLANE_ADMIN_API_KEY: apiKey },
+    env: { ...env, ...MALLOC_TUNING, LOG_LEVEL: logLevel, SEARCHPLANE_ADMIN_EMAIL: email, SEARCHPLANE_ADMIN_API_KEY: apiKey },
     logFile: path.join(workDir, `${name}.log`),
     timeoutMs: 120_000,
   });

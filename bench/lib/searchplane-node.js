@@ -49,7 +49,13 @@ export async function startSearchplane({ workDir, name, databaseUrl, logLevel = 
       plansFile,
       ...(databaseUrl ? ['--database-url', databaseUrl] : []),
     ],
-    env: { ...env, ...MALLOC_TUNING, LOG_LEVEL: logLevel, SEARCHPLANE_ADMIN_EMAIL: email, SEARCHPLANE_ADMIN_API_KEY: apiKey },
+    env: {
+      ...env,
+      ...MALLOC_TUNING,
+      LOG_LEVEL: logLevel,
+      SEARCHPLANE_ADMIN_EMAIL: email,
+      SEARCHPLANE_ADMIN_API_KEY: apiKey,
+    },
     logFile: path.join(workDir, `${name}.log`),
     timeoutMs: 120_000,
   });

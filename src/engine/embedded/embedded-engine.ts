@@ -10,6 +10,7 @@ import type { Embedder, EngineLogger, Enricher, Reranker } from '../providers/pr
 import { EmbeddedIndex, type IndexSettings } from './embedded-index.js';
 import { HnswWorker } from './hnsw-worker-client.js';
 import { databaseFile, folderSize, indexFolder, localIndexIds } from './index-files.js';
+import { checkNativeBuild } from './native-build-check.js';
 import { OpenIndexes } from './open-indexes.js';
 
 export interface EmbeddedEngineOptions {
@@ -71,7 +72,14 @@ export interface EmbeddedEngine extends SearchEngine {
  * holds every open HNSW graph, so vector indexing runs beside request handling. Indexes open on
  * use and close when idle beyond `maxOpenIndexes` (see {@link OpenIndexes}).
  */
+/** Whether hnswlib-node's build was checked against this CPU (once per process). */
+let nativeBuildChecked = false;
+
 export function createEmbeddedEngine(options: EmbeddedEngineOptions): EmbeddedEngine {
+  if (!nativeBuildChecked) {
+    checkNativeBuild();
+    nativeBuildChecked = true;
+  }
   const logger = options.logger ?? silentLogger;
   const settings: IndexSettings = {
     embedder: options.embedder,

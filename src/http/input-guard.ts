@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError } from '../errors.js';
 
@@ -105,8 +105,8 @@ function printable(key: string): string {
 }
 
 /**
- * Installs the JSON body parser and the checks of every route's input. Register it on the root
- * instance before any route plugin, so its hook runs before authentication hooks.
+ * Installs the JSON body parser with the checks of every body. Register it on the root instance
+ * before any route plugin; {@link checkRequestInput} covers paths and query strings.
  */
 async function inputGuardPlugin(app: FastifyInstance): Promise<void> {
   // JSON is the only body format; an empty body with a JSON content type means "no body"
@@ -126,15 +126,16 @@ async function inputGuardPlugin(app: FastifyInstance): Promise<void> {
       done(null, value);
     });
   });
-  app.addHook('onRequest', (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
-    try {
-      checkInput(request.params, 'params');
-      checkInput(request.query, 'querystring');
-    } catch (error) {
-      return done(error as Error);
-    }
-    done();
-  });
+}
+
+/**
+ * The checks of a request's path parameters and query string. The app calls it from its first
+ * onRequest hook (one hook per request instead of two on the busiest routes), so it runs before
+ * authentication.
+ */
+export function checkRequestInput(request: FastifyRequest): void {
+  checkInput(request.params, 'params');
+  checkInput(request.query, 'querystring');
 }
 
 /** Every parse failure as `invalid_json`; the parser's own message may quote the body, so it is not passed on. */

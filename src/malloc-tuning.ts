@@ -5,7 +5,8 @@
  * where freed blocks stay resident as holes. A fixed threshold keeps every block of 128 KiB or more
  * in its own mapping, returned to the system when freed, and a 1 MiB trim threshold gives back the
  * top of the heap sooner. Measured with `npm run bench:data` at 100k documents: RSS 940–965 MB
- * without them, 720–810 MB with them in most runs; ingest and search unchanged. glibc reads these only when the process starts, so they cannot be
+ * without them, 718–812 MB with them in six of nine runs (917–1,130 MB in three); ingest and
+ * search unchanged. glibc reads these only when the process starts, so they cannot be
  * set from inside it; other C libraries (musl, macOS) ignore them.
  */
 export const MALLOC_TUNING: Readonly<Record<string, string>> = {

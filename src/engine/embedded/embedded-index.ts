@@ -34,6 +34,7 @@ import { compileFilter, type SqlFragment } from './filter-sql.js';
 import { FullTextIndex } from './full-text/full-text-index.js';
 import { readFullTextSnapshot, writeFullTextSnapshot } from './full-text/full-text-snapshot.js';
 import type { HnswWorker } from './hnsw-worker-client.js';
+import { idleCollection } from './idle-collection.js';
 import { IndexEmbedder } from './index-embedder.js';
 import { databaseFile, folderSize, fullTextFile, vectorFile } from './index-files.js';
 import type { HnswSettings } from './namespace-vectors.js';
@@ -346,6 +347,7 @@ export class EmbeddedIndex implements IndexEngine {
   }
 
   private changed(nsId: number, { added, removed }: WriteResult): void {
+    idleCollection.note(added.length + removed.length);
     const text = this.texts.get(nsId);
     if (text) {
       for (const label of removed) text.remove(label);

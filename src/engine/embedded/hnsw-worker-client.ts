@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { EngineLogger } from '../providers/provider-types.js';
+import { idleCollection } from './idle-collection.js';
 import { mainThreadLoad } from './main-thread-load.js';
 
 /** What a graph's owner hears from the worker besides replies. */
@@ -170,6 +171,7 @@ export class HnswWorker {
       }
     } else if (message.type === 'added') {
       this.listeners.get(message.graph!)?.added(message.labels!);
+      idleCollection.note(message.labels!.length);
     } else if (message.type === 'failed') {
       this.logger.error(
         { graph: message.graph, label: message.label, err: message.error },

@@ -8,6 +8,8 @@
  */
 import { existsSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
 import hnswlib from 'hnswlib-node';
 
@@ -23,6 +25,14 @@ const SLICE_MS = 3;
 const BUSY_PAUSE_FACTOR = 4;
 /** Int32 slot 0 is 1 while the main thread is busy; absent (tests that start the worker alone): never. */
 const mainThreadBusy = workerData?.mainThreadBusy ?? new Int32Array(1);
+/**
+ * Vectors inserted since the last collection after which an emptied queue triggers one: the
+ * transferred batches (2 KB per 512-dimension vector) are dead once inserted, and an idle worker
+ * allocates nothing that would make V8 collect them (see idle-collection.ts for the main thread).
+ */
+const COLLECT_AFTER_VECTORS = 10_000;
+const collectGarbage = exposedGc();
+let insertedSinceCollection = 0;
 
 /**
  * @typedef {{ labels: Float64Array, vectors: Float32Array, next: number }} Batch
@@ -234,6 +244,7 @@ function indexSlice() {
         const start = i * dimensions;
         index.addPoint(Array.from(batch.vectors.subarray(start, start + dimensions)), label, true);
         graph.dirty = true;
+        insertedSinceCollection++;
       } catch (error) {
         // Stays out of the graph until the next reconciliation with SQLite (reopen) adds it back.
         port.postMessage({ type: 'failed', graph: id, label, error: String(error?.message ?? error) });
@@ -245,6 +256,22 @@ function indexSlice() {
     if (graph.queue.length > 0) more = true;
   }
   if (more) schedule(Atomics.load(mainThreadBusy, 0) === 1 ? SLICE_MS * BUSY_PAUSE_FACTOR : 0);
+  else if (insertedSinceCollection >= COLLECT_AFTER_VECTORS && collectGarbage) {
+    insertedSinceCollection = 0;
+    collectGarbage();
+  }
+}
+
+/** V8's gc() without --expose-gc on the command line (as idle-collection.ts does). */
+function exposedGc() {
+  if (typeof globalThis.gc === 'function') return globalThis.gc;
+  try {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc');
+    return typeof gc === 'function' ? gc : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** markDelete that tolerates labels already deleted or replaced; returns whether it deleted. */

@@ -1,0 +1,68 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+/** Documents written or moved into vector graphs since the last collection that make one worth it. */
+const MIN_DOCUMENTS = 10_000;
+/** How long writes and vector indexing must have been quiet. */
+const QUIET_MS = 1000;
+
+/**
+ * V8's `gc()`, made available without `--expose-gc` on the command line (the flag is read when a
+ * context is created, so a new context carries the function); undefined if V8 refuses.
+ */
+export function exposedGc(): (() => void) | undefined {
+  const existing = (globalThis as { gc?: () => void }).gc;
+  if (typeof existing === 'function') return existing;
+  try {
+    setFlagsFromString('--expose-gc');
+    const gc: unknown = runInNewContext('gc');
+    return typeof gc === 'function' ? (gc as () => void) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * One full garbage collection once a burst of writes is over. A bulk load leaves hundreds of MB of
+ * dead request bodies and vector buffers behind (measured at 100k documents: heap 269 MB used and
+ * 343 MB of array buffers right after indexing, against 82 and 167 MB live), and V8, with nothing
+ * more allocated, may not collect them for a long time: the process then holds 30–50% more
+ * resident memory than it uses, depending on when its last collection happened to run. Collecting
+ * when writes and vector indexing have been quiet for a second costs one pause of tens of
+ * milliseconds per burst, at a moment the node is not ingesting.
+ */
+export class IdleCollection {
+  private work = 0;
+  private lastActivity = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly gc: (() => void) | undefined,
+    private readonly options: { minDocuments: number; quietMs: number; now: () => number } = {
+      minDocuments: MIN_DOCUMENTS,
+      quietMs: QUIET_MS,
+      now: () => performance.now(),
+    },
+  ) {}
+
+  /** Records `documents` written, deleted or indexed into a vector graph. */
+  note(documents: number): void {
+    if (!this.gc || documents <= 0) return;
+    this.work += documents;
+    this.lastActivity = this.options.now();
+    if (this.timer || this.work < this.options.minDocuments) return;
+    this.timer = setInterval(() => this.check(), this.options.quietMs / 2);
+    this.timer.unref();
+  }
+
+  private check(): void {
+    if (this.options.now() - this.lastActivity < this.options.quietMs) return;
+    clearInterval(this.timer);
+    this.timer = undefined;
+    this.work = 0;
+    this.gc?.();
+  }
+}
+
+/** The process's one collector (garbage collection is per thread; writes all run on the main one). */
+export const idleCollection = new IdleCollection(exposedGc());

@@ -120,13 +120,24 @@ export interface EngineStats {
   pendingVectors: number;
 }
 
+/** What the caller of {@link SearchEngine.open} already knows about the index, for one request. */
+export interface OpenOptions {
+  /**
+   * The index's last change number in the system of record (PostgreSQL mode), read after the
+   * request began (the data plane reads it with the token lookup, in the same query). Reads
+   * through the handle then trust it instead of asking for the head again: a replica holding
+   * that change holds everything committed before the request began. Other engines ignore it.
+   */
+  recordHead?: number;
+}
+
 /** Owns every index's engine on this node. */
 export interface SearchEngine {
   /**
    * A handle on the data of an index. Opening is lazy: each call on the handle opens the index if
    * needed and keeps it open while it runs; idle indexes close as the engine sees fit.
    */
-  open(indexId: string): Promise<IndexEngine>;
+  open(indexId: string, options?: OpenOptions): Promise<IndexEngine>;
   /** Counts and size of an index without keeping it open. */
   describe(indexId: string): Promise<IndexSummary>;
   /** Closes the index and removes all its data. */

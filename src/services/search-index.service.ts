@@ -149,8 +149,12 @@ export class SearchIndexService {
     return Promise.all(rows.map((row) => this.toRecord(row)));
   }
 
-  /** The index behind a data-plane endpoint, or undefined. */
-  findByEndpoint(endpoint: string): Promise<SearchIndexRow | undefined> {
+  /**
+   * The index behind a data-plane endpoint, or undefined. On PostgreSQL the row carries
+   * `record_head`, its data's last change number read in the same query (never cached there).
+   */
+  findByEndpoint(endpoint: string): Promise<(SearchIndexRow & { record_head?: number }) | undefined> {
+    if (this.store.dialect === 'postgres') return repo.findSearchIndexWithHeadByEndpoint(this.store.db, endpoint);
     return this.options.cache.get(`endpoint:${endpoint}`, () =>
       repo.findSearchIndexByEndpoint(this.store.db, endpoint),
     );

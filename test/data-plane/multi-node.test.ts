@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { KyselyPlugin } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createEmbedder, createPostgresEngine } from '../../src/engine/index.js';
 import { json } from '../helpers/app.js';
@@ -151,6 +152,44 @@ describe.skipIf(!onPostgres)('several nodes on one PostgreSQL database', () => {
     // Node b hears about it through LISTEN/NOTIFY.
     await until(() => !existsSync(folders[1]));
     expect((await call(b, 'search', { query: 'Document' })).statusCode).toBe(401);
+  });
+
+  it('a read trusts the head read with its token (no second head query) and still sees every acknowledged write', async () => {
+    let headReads = 0;
+    const counting: KyselyPlugin = {
+      transformQuery: ({ node }) => {
+        if (node.kind === 'SelectQueryNode' && JSON.stringify(node.from).includes('"index_heads"')) headReads++;
+        return node;
+      },
+      transformResult: async ({ result }) => result,
+    };
+    // Node c's engine listens to nothing: whatever it serves, each request's own catch-up brought in.
+    const c = (
+      await cluster.addNode({
+        engine: (config) =>
+          createPostgresEngine({
+            dataDir: config.dataDir,
+            embedder: createEmbedder(config.embeddings),
+            db: cluster.store.store.db.withPlugin(counting),
+          }),
+      })
+    ).app;
+    ok(await call(a, 'upsert-data/books', makeDocs(10)));
+    expect(ids(await call(c, 'search/books', { query: 'Document number 7', topK: 1, semanticWeight: 0 }))).toEqual([
+      'doc-7',
+    ]);
+    const caughtUp = headReads;
+    ok(await call(c, 'search/books', { query: 'Document', topK: 3 }));
+    expect(ok(await call(c, 'fetch/books', { ids: ['doc-1'] }))[0].id).toBe('doc-1');
+    expect(ok(await call(c, 'range/books', { cursor: '', limit: 100 })).vectors).toHaveLength(10);
+    expect(ok(await call(c, 'list-namespaces'))).toEqual(['books']);
+    expect(headReads).toBe(caughtUp);
+
+    ok(await call(b, 'upsert-data/books', [{ id: 'late', content: { title: 'written on b after c caught up' } }]));
+    expect(ok(await call(c, 'fetch/books', { ids: ['late'], includeData: true }))[0].content).toEqual({
+      title: 'written on b after c caught up',
+    });
+    expect(ok(await call(c, 'info')).vectorCount).toBe(11);
   });
 
   it('a fresh node with an empty data dir serves everything from PostgreSQL without re-embedding', async () => {

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../store/schema.js';
-import type { IndexEngine, IndexSummary, SearchEngine } from '../contract.js';
+import type { IndexEngine, IndexSummary, OpenOptions, SearchEngine } from '../contract.js';
 import { createEmbeddedEngine, type EmbeddedEngineOptions } from '../embedded/embedded-engine.js';
 import type { EngineLogger } from '../providers/provider-types.js';
 import { deleteIndexData, notify, orphanedIndexIds, pruneRemovals, readHead } from './index-records.js';
@@ -81,9 +81,9 @@ export function createPostgresEngine(options: PostgresEngineOptions): SearchEngi
   };
 
   const engine: SearchEngine = {
-    async open(indexId: string): Promise<IndexEngine> {
+    async open(indexId: string, openOptions?: OpenOptions): Promise<IndexEngine> {
       await local.open(indexId); // validates the id
-      return new PostgresIndex(replicaOf(indexId), clock);
+      return new PostgresIndex(replicaOf(indexId), clock, openOptions?.recordHead);
     },
 
     async describe(indexId: string): Promise<IndexSummary> {

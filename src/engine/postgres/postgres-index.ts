@@ -45,6 +45,8 @@ export class PostgresIndex implements IndexEngine {
   constructor(
     private readonly replica: Replica,
     private readonly clock: () => number,
+    /** The record's head as the caller read it after its request began (see OpenOptions). */
+    private readonly recordHead?: number,
   ) {}
 
   async upsert(namespace: string, docs: DocumentInput[], options: UpsertOptions): Promise<void> {
@@ -55,10 +57,13 @@ export class PostgresIndex implements IndexEngine {
     const prepared = prepareDocuments(docs);
     if (prepared.length === 0) return;
     // Embedding is the slow part: done before any lock is taken.
-    const { vectors, identity } = await this.replica.read(async (index) => ({
-      vectors: await index.embedDocuments(namespace, prepared),
-      identity: index.embedderIdentity(),
-    }));
+    const { vectors, identity } = await this.replica.read(
+      async (index) => ({
+        vectors: await index.embedDocuments(namespace, prepared),
+        identity: index.embedderIdentity(),
+      }),
+      this.recordHead,
+    );
     await this.replica.write(async (trx, head) => {
       if (head.documentCount > 0 && head.embedder !== null && head.embedder !== identity.name) {
         throw new AppError(
@@ -120,25 +125,25 @@ export class PostgresIndex implements IndexEngine {
   }
 
   search(namespace: string, request: SearchRequest): Promise<SearchOutcome> {
-    return this.replica.read((index) => index.search(namespace, request));
+    return this.replica.read((index) => index.search(namespace, request), this.recordHead);
   }
 
   fetch(namespace: string, selector: FetchSelector, options: ReadOptions): Promise<(DocumentOutput | null)[]> {
-    return this.replica.read((index) => index.fetch(namespace, selector, options));
+    return this.replica.read((index) => index.fetch(namespace, selector, options), this.recordHead);
   }
 
   range(namespace: string, request: RangeRequest): Promise<RangeResult> {
-    return this.replica.read((index) => index.range(namespace, request));
+    return this.replica.read((index) => index.range(namespace, request), this.recordHead);
   }
 
   /** The replica's counts; the size is what the record stores (the same on every node). */
   async info(): Promise<IndexInfo> {
-    const info = await this.replica.read((index) => index.info());
+    const info = await this.replica.read((index) => index.info(), this.recordHead);
     return { ...info, indexSize: (await this.replica.head())?.storedBytes ?? 0 };
   }
 
   listNamespaces(): Promise<string[]> {
-    return this.replica.read((index) => index.listNamespaces());
+    return this.replica.read((index) => index.listNamespaces(), this.recordHead);
   }
 
   private async clear(

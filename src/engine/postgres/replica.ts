@@ -24,8 +24,9 @@ export interface ReplicaLogger {
  * This node's copy of one index whose system of record is PostgreSQL: the embedded index under
  * the data dir, kept current by replaying the record's change log after its watermark (the last
  * change applied, stored with the local data). Reads first make sure the copy holds every change
- * committed before they began (one indexed query when nothing changed); writes run in a record
- * transaction under the index's head lock and then apply their own changes locally.
+ * committed before they began (one indexed query when nothing changed, none when the caller read
+ * the head with its token lookup); writes run in a record transaction under the index's head lock
+ * and then apply their own changes locally.
  */
 export class Replica {
   /** Orders everything that changes the local copy. */
@@ -47,9 +48,12 @@ export class Replica {
     return this.applyLock.idle && this.writeLock.idle;
   }
 
-  /** Brings the local copy up to at least the record's current head. */
-  async sync(): Promise<void> {
-    const head = await readHeadSeq(this.db, this.indexId);
+  /**
+   * Brings the local copy up to at least the record's current head, or to `knownHead` when the
+   * caller read the head itself after its request began (one query fewer per read).
+   */
+  async sync(knownHead?: number): Promise<void> {
+    const head = knownHead ?? (await readHeadSeq(this.db, this.indexId));
     if (this.watermark !== undefined && this.watermark >= head) return;
     await this.applyLock.run(async () => {
       this.watermark ??= await this.local.use(this.indexId, async (index) => index.watermark());
@@ -67,9 +71,12 @@ export class Replica {
     return readHead(this.db, this.indexId);
   }
 
-  /** Runs a read on the local copy once it holds every change committed before this call. */
-  async read<R>(work: (index: EmbeddedIndex) => Promise<R>): Promise<R> {
-    await this.sync();
+  /**
+   * Runs a read on the local copy once it holds every change committed before this call (or up to
+   * `knownHead`, the head read for this request after it began: see {@link sync}).
+   */
+  async read<R>(work: (index: EmbeddedIndex) => Promise<R>, knownHead?: number): Promise<R> {
+    await this.sync(knownHead);
     return this.local.use(this.indexId, work);
   }
 

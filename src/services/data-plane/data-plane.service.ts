@@ -2,6 +2,7 @@ import type {
   DocumentInput,
   DocumentOutput,
   FetchSelector,
+  IndexEngine,
   IndexInfo,
   SearchEngine,
   SearchHit,
@@ -74,6 +75,11 @@ export class DataPlaneService {
     private readonly quotas: QuotaGuard,
   ) {}
 
+  /** The caller's index, with the record head its token lookup read (PostgreSQL: no second query). */
+  private open(caller: DataPlaneCaller): Promise<IndexEngine> {
+    return this.engine.open(caller.indexId, { recordHead: caller.recordHead });
+  }
+
   /** Inserts or replaces documents by id; the whole batch fails if it would pass `max_vector_count`. */
   async upsert(caller: DataPlaneCaller, namespace: string, body: DocumentInput | DocumentInput[]): Promise<'Success'> {
     const docs = Array.isArray(body) ? body : [body];
@@ -81,7 +87,7 @@ export class DataPlaneService {
     this.quotas.checkRequestLimit(caller, 'max_writes_per_request', docs.length, 'Documents per upsert');
     await this.quotas.admit(caller, 'update');
     if (docs.length > 0) {
-      const index = await this.engine.open(caller.indexId);
+      const index = await this.open(caller);
       const maxVectorCount = caller.quotas.max_vector_count;
       try {
         await index.upsert(namespace, docs, { maxVectorCount });
@@ -105,7 +111,7 @@ export class DataPlaneService {
     this.quotas.checkRequestLimit(caller, 'max_reads_per_request', topK, 'topK');
     await this.quotas.admit(caller, 'query');
     const reranking = input.reranking === true && (await this.quotas.rerankAllowed(caller));
-    const index = await this.engine.open(caller.indexId);
+    const index = await this.open(caller);
     const outcome = await index.search(namespace, {
       query: input.query,
       topK,
@@ -138,7 +144,7 @@ export class DataPlaneService {
       selector = { prefix: wanted.prefix, limit: limit < 0 ? UNLIMITED_PREFIX_FETCH : Math.min(limit, MAX_PAGE_SIZE) };
     }
     await this.quotas.admit(caller, 'query');
-    const index = await this.engine.open(caller.indexId);
+    const index = await this.open(caller);
     const documents = await index.fetch(namespace, selector, flags);
     this.quotas.record(caller.indexId, { queries: 1 });
     return documents;
@@ -152,7 +158,7 @@ export class DataPlaneService {
       this.quotas.checkRequestLimit(caller, 'max_writes_per_request', selector.ids.length, 'Ids per delete');
     }
     await this.quotas.admit(caller, 'update');
-    const index = await this.engine.open(caller.indexId);
+    const index = await this.open(caller);
     const deleted = await index.delete(namespace, selector);
     this.quotas.record(caller.indexId, { updates: 1 });
     return { deleted };
@@ -162,7 +168,7 @@ export class DataPlaneService {
   async range(caller: DataPlaneCaller, namespace: string, input: RangeInput): Promise<RangeOutput> {
     this.quotas.checkRequestLimit(caller, 'max_reads_per_request', input.limit, 'Range limit');
     await this.quotas.admit(caller, 'query');
-    const index = await this.engine.open(caller.indexId);
+    const index = await this.open(caller);
     const page = await index.range(namespace, {
       cursor: input.cursor == null ? '' : String(input.cursor),
       limit: input.limit,
@@ -177,7 +183,7 @@ export class DataPlaneService {
   /** Removes every document of the namespace, or of every namespace with `all`. */
   async reset(caller: DataPlaneCaller, namespace: string, all: boolean): Promise<'Success'> {
     await this.quotas.admit(caller, 'update');
-    const index = await this.engine.open(caller.indexId);
+    const index = await this.open(caller);
     const namespaces = all ? await index.listNamespaces() : [namespace];
     for (const name of namespaces) await index.reset(name);
     this.quotas.record(caller.indexId, { updates: 1 });
@@ -188,7 +194,7 @@ export class DataPlaneService {
   async deleteNamespace(caller: DataPlaneCaller, namespace: string): Promise<'Success'> {
     if (namespace === '') throw new AppError('invalid_request', 'The default namespace cannot be deleted');
     await this.quotas.admit(caller, 'update');
-    const index = await this.engine.open(caller.indexId);
+    const index = await this.open(caller);
     await index.deleteNamespace(namespace);
     this.quotas.record(caller.indexId, { updates: 1 });
     return 'Success';
@@ -196,12 +202,12 @@ export class DataPlaneService {
 
   async info(caller: DataPlaneCaller): Promise<IndexInfo> {
     await this.quotas.admit(caller, 'none');
-    return (await this.engine.open(caller.indexId)).info();
+    return (await this.open(caller)).info();
   }
 
   async listNamespaces(caller: DataPlaneCaller): Promise<string[]> {
     await this.quotas.admit(caller, 'none');
-    return (await this.engine.open(caller.indexId)).listNamespaces();
+    return (await this.open(caller)).listNamespaces();
   }
 
   /**

@@ -39,6 +39,12 @@ describe('DataPlaneAuthenticator', () => {
     expect((await auth.authenticate(row.endpoint, 'bearer  read-only-value ')).readOnly).toBe(true);
   });
 
+  test('the record head read with the row (PostgreSQL) goes with the caller to the engine', async () => {
+    const withHead = new DataPlaneAuthenticator({ findByEndpoint: async () => ({ ...row, record_head: 42 }) });
+    expect((await withHead.authenticate(row.endpoint, 'Bearer read-only-value')).recordHead).toBe(42);
+    expect((await auth.authenticate(row.endpoint, 'Bearer full-token-value')).recordHead).toBeUndefined();
+  });
+
   test.each([
     ['no header', undefined],
     ['another scheme', 'Basic full-token-value'],

@@ -32,6 +32,8 @@ export interface DataPlaneCaller extends QuotaSubject {
   endpoint: string;
   readOnly: boolean;
   inputEnrichmentEnabled: boolean;
+  /** PostgreSQL mode: the index data's last change number, read with the token (see OpenOptions). */
+  recordHead?: number;
 }
 
 /** Endpoint names are short; anything longer cannot exist, so it is refused without a query. */
@@ -67,6 +69,7 @@ export class DataPlaneAuthenticator {
       readOnly: !isFull,
       quotas,
       inputEnrichmentEnabled: Number(row.input_enrichment_enabled) === 1,
+      recordHead: row.record_head,
     };
   }
 

@@ -39,6 +39,34 @@ export function findSearchIndexByEndpoint(db: Executor, endpoint: string): Promi
   return db.selectFrom('search_indexes').selectAll().where('endpoint', '=', endpoint).executeTakeFirst();
 }
 
+/** An index row with the last change number of its data in PostgreSQL (0 before its first write). */
+export type SearchIndexRowWithHead = SearchIndexRow & { record_head: number };
+
+/**
+ * PostgreSQL mode: the index behind an endpoint together with its data's head (index_heads, a
+ * table of that mode only), in one statement, so a data-plane read needs no second query to know
+ * which changes its node's replica must hold.
+ */
+export async function findSearchIndexWithHeadByEndpoint(
+  db: Executor,
+  endpoint: string,
+): Promise<SearchIndexRowWithHead | undefined> {
+  const row = await db
+    .selectFrom('search_indexes')
+    .selectAll('search_indexes')
+    .select((eb) =>
+      eb
+        .selectFrom('index_heads')
+        .select('index_heads.seq')
+        .whereRef('index_heads.index_id', '=', 'search_indexes.id')
+        .as('record_head'),
+    )
+    .where('search_indexes.endpoint', '=', endpoint)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return { ...row, record_head: Number(row.record_head ?? 0) };
+}
+
 export function listSearchIndexes(db: Executor, customerId: string): Promise<SearchIndexRow[]> {
   return db
     .selectFrom('search_indexes')

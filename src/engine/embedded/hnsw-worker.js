@@ -31,7 +31,8 @@ const mainThreadBusy = workerData?.mainThreadBusy ?? new Int32Array(1);
  * allocates nothing that would make V8 collect them (see idle-collection.ts for the main thread).
  */
 const COLLECT_AFTER_VECTORS = 10_000;
-const collectGarbage = exposedGc();
+/** V8's gc(), looked up at the first collection (null: not yet). */
+let collectGarbage = null;
 let insertedSinceCollection = 0;
 
 /**
@@ -256,9 +257,10 @@ function indexSlice() {
     if (graph.queue.length > 0) more = true;
   }
   if (more) schedule(Atomics.load(mainThreadBusy, 0) === 1 ? SLICE_MS * BUSY_PAUSE_FACTOR : 0);
-  else if (insertedSinceCollection >= COLLECT_AFTER_VECTORS && collectGarbage) {
+  else if (insertedSinceCollection >= COLLECT_AFTER_VECTORS) {
     insertedSinceCollection = 0;
-    collectGarbage();
+    collectGarbage ??= exposedGc();
+    collectGarbage?.();
   }
 }
 

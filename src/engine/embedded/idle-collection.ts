@@ -64,5 +64,13 @@ export class IdleCollection {
   }
 }
 
-/** The process's one collector (garbage collection is per thread; writes all run on the main one). */
-export const idleCollection = new IdleCollection(exposedGc());
+let gc: (() => void) | undefined | null = null;
+
+/**
+ * The process's one collector (garbage collection is per thread; writes all run on the main one).
+ * V8's flag is set at the first collection, not when this module loads.
+ */
+export const idleCollection = new IdleCollection(() => {
+  if (gc === null) gc = exposedGc();
+  gc?.();
+});

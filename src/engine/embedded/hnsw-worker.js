@@ -8,10 +8,9 @@
  */
 import { existsSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
 import hnswlib from 'hnswlib-node';
+import { exposedGc } from './exposed-gc.js';
 
 const MIN_CAPACITY = 1024;
 /** Longest stretch of insertion before incoming searches get their turn. */
@@ -261,18 +260,6 @@ function indexSlice() {
     insertedSinceCollection = 0;
     collectGarbage ??= exposedGc();
     collectGarbage?.();
-  }
-}
-
-/** V8's gc() without --expose-gc on the command line (as idle-collection.ts does). */
-function exposedGc() {
-  if (typeof globalThis.gc === 'function') return globalThis.gc;
-  try {
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc');
-    return typeof gc === 'function' ? gc : undefined;
-  } catch {
-    return undefined;
   }
 }
 

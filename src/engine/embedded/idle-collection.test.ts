@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, expect, test, vi } from 'vitest';
-import { exposedGc, IdleCollection } from './idle-collection.js';
+import { exposedGc } from './exposed-gc.js';
+import { IdleCollection } from './idle-collection.js';
 
 beforeEach(() => {
   vi.useFakeTimers();

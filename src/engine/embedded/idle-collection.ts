@@ -1,26 +1,9 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { exposedGc } from './exposed-gc.js';
 
 /** Documents written or moved into vector graphs since the last collection that make one worth it. */
 const MIN_DOCUMENTS = 10_000;
 /** How long writes and vector indexing must have been quiet. */
 const QUIET_MS = 1000;
-
-/**
- * V8's `gc()`, made available without `--expose-gc` on the command line (the flag is read when a
- * context is created, so a new context carries the function); undefined if V8 refuses.
- */
-export function exposedGc(): (() => void) | undefined {
-  const existing = (globalThis as { gc?: () => void }).gc;
-  if (typeof existing === 'function') return existing;
-  try {
-    setFlagsFromString('--expose-gc');
-    const gc: unknown = runInNewContext('gc');
-    return typeof gc === 'function' ? (gc as () => void) : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * One full garbage collection once a burst of writes is over. A bulk load leaves hundreds of MB of

@@ -136,10 +136,14 @@ export class PostgresIndex implements IndexEngine {
     return this.replica.read((index) => index.range(namespace, request), this.recordHead);
   }
 
-  /** The replica's counts; the size is what the record stores (the same on every node). */
+  /**
+   * The replica's counts; the size is what the record stores (the same on every node). The head row
+   * read for the size, read after this call began, also tells the replica how far to catch up.
+   */
   async info(): Promise<IndexInfo> {
-    const info = await this.replica.read((index) => index.info(), this.recordHead);
-    return { ...info, indexSize: (await this.replica.head())?.storedBytes ?? 0 };
+    const head = await this.replica.head();
+    const info = await this.replica.read((index) => index.info(), head?.seq ?? 0);
+    return { ...info, indexSize: head?.storedBytes ?? 0 };
   }
 
   listNamespaces(): Promise<string[]> {

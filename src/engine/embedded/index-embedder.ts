@@ -1,7 +1,6 @@
 import { AppError } from '../../errors.js';
 import { createBuiltinEmbedderV1 } from '../providers/builtin-embedder-v1.js';
 import type { Embedder, TermStatistics } from '../providers/provider-types.js';
-import { termTrigrams } from '../query/analyzer.js';
 import type { PreparedDocument } from '../query/document-validation.js';
 import type { DocumentStore } from './document-store.js';
 import { normalize } from './vector-math.js';
@@ -65,8 +64,8 @@ export class IndexEmbedder {
   embedDocuments(docs: readonly PreparedDocument[], statistics?: TermStatistics): Promise<Float32Array[]> {
     const withBatch = withDocuments(statistics, docs);
     if (this.embedder.embedTerms) {
-      const terms = docs.map((doc) => doc.analysis.terms);
-      return this.timed(docs.length, async () => this.embedder.embedTerms!(terms, withBatch));
+      const analyses = docs.map((doc) => doc.analysis);
+      return this.timed(docs.length, async () => this.embedder.embedTerms!(analyses, withBatch));
     }
     const texts = docs.map((doc) => doc.text);
     return this.timed(texts.length, () => this.embedder.embed(texts, withBatch));
@@ -119,9 +118,9 @@ function withDocuments(
   const df = new Map<string, number>();
   const trigrams = new Map<string, number>();
   for (const doc of docs) {
-    for (const term of doc.analysis.terms.keys()) {
-      df.set(term, (df.get(term) ?? 0) + 1);
-      for (const trigram of termTrigrams(term)) trigrams.set(trigram, (trigrams.get(trigram) ?? 0) + 1);
+    for (const term of doc.analysis.terms) {
+      df.set(term.text, (df.get(term.text) ?? 0) + 1);
+      for (const trigram of term.trigrams) trigrams.set(trigram, (trigrams.get(trigram) ?? 0) + 1);
     }
   }
   return {

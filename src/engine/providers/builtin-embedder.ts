@@ -1,7 +1,6 @@
 import { normalize } from '../embedded/vector-math.js';
-import { stemToken, termTrigrams } from '../query/analyzer.js';
+import { type AnalyzedDocument, analyzeFields, type Term } from '../query/analyzer.js';
 import { fnv1a, mix32 } from '../query/hashing.js';
-import { tokenize } from '../query/text-tokens.js';
 import type { Embedder, TermStatistics } from './provider-types.js';
 
 /**
@@ -13,7 +12,6 @@ import type { Embedder, TermStatistics } from './provider-types.js';
  */
 const TERM_WEIGHT = 0.35;
 const DEFAULT_DIMENSIONS = 512;
-const MAX_CACHED_TERMS = 200_000;
 
 /**
  * The builtin embedder (`builtin-hash-v2`): offline, deterministic and fast. Each stemmed term of
@@ -28,49 +26,47 @@ const MAX_CACHED_TERMS = 200_000;
 export function createBuiltinEmbedder(dimensions = DEFAULT_DIMENSIONS): Embedder {
   if (!Number.isInteger(dimensions) || dimensions < 8) throw new Error('builtin embedder needs dimensions >= 8');
   const slots = new TermSlots(dimensions);
-  const embedTerms = (terms: readonly ReadonlyMap<string, number>[], statistics?: TermStatistics) =>
-    terms.map((frequencies) => vectorOf(frequencies, statistics, dimensions, slots));
+  const embedTerms = (docs: readonly AnalyzedDocument[], statistics?: TermStatistics) =>
+    docs.map((doc) => vectorOf(doc, statistics, dimensions, slots));
   return {
     name: `builtin-hash-v2/${dimensions}`,
     dimensions,
-    embed: async (texts, statistics) => embedTerms(texts.map(termFrequencies), statistics),
+    // One field: plain term counts, as the analyzer gives a single-field document.
+    embed: async (texts, statistics) =>
+      embedTerms(
+        texts.map((text) => analyzeFields([text])),
+        statistics,
+      ),
     embedTerms,
   };
 }
 
-/** Stemmed term → count, as the analyzer folds and stems words. */
-function termFrequencies(text: string): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const token of tokenize(text)) {
-    const term = stemToken(token);
-    counts.set(term, (counts.get(term) ?? 0) + 1);
-  }
-  return counts;
-}
-
 function vectorOf(
-  frequencies: ReadonlyMap<string, number>,
+  doc: AnalyzedDocument,
   statistics: TermStatistics | undefined,
   dimensions: number,
   slots: TermSlots,
 ): Float32Array {
   const vector = new Float32Array(dimensions);
   const documents = statistics?.documentCount ?? 0;
-  for (const [term, count] of frequencies) {
-    const tf = 1 + Math.log(count);
+  const { terms, frequencies } = doc;
+  for (let t = 0; t < terms.length; t++) {
+    const term = terms[t];
+    const tf = 1 + Math.log(frequencies[t]);
     const features = slots.of(term);
     const profile = statistics?.termProfile?.(term);
-    const df = profile ? profile.documentFrequency : statistics ? statistics.documentFrequency(term) : 0;
+    const df = profile ? profile.documentFrequency : statistics ? statistics.documentFrequency(term.text) : 0;
     const termIdf = statistics ? Math.log(1 + (documents - df + 0.5) / (df + 0.5)) : 1;
-    add(vector, features.term, TERM_WEIGHT * tf * termIdf);
-    for (let i = 0; i < features.trigrams.length; i++) {
+    add(vector, features[0], TERM_WEIGHT * tf * termIdf);
+    const trigrams = profile ? undefined : term.trigrams;
+    for (let i = 1; i < features.length; i++) {
       const occurrences = profile
-        ? profile.trigramFrequencies[i]
+        ? profile.trigramFrequencies[i - 1]
         : statistics
-          ? statistics.trigramFrequency(features.trigramTexts[i])
+          ? statistics.trigramFrequency(trigrams![i - 1])
           : 0;
       const trigramIdf = statistics ? Math.log(1 + documents / (occurrences + 1)) : 1;
-      add(vector, features.trigrams[i], tf * trigramIdf);
+      add(vector, features[i], tf * trigramIdf);
     }
   }
   return normalize(vector);
@@ -81,31 +77,19 @@ function add(vector: Float32Array, slot: number, weight: number): void {
   vector[slot >>> 1] += slot & 1 ? weight : -weight;
 }
 
-interface Features {
-  term: number;
-  trigrams: Int32Array;
-  trigramTexts: readonly string[];
-}
-
-/** Signed slots of each term's features, cached (hashing dominates otherwise). */
+/** Signed slots of each term's features (the term, then its trigrams), kept on the term (hashing dominates otherwise). */
 class TermSlots {
-  private readonly cache = new Map<string, Features>();
-
   constructor(private readonly dimensions: number) {}
 
-  of(term: string): Features {
-    let features = this.cache.get(term);
-    if (!features) {
-      const trigramTexts = termTrigrams(term);
-      features = {
-        term: this.slot(fnv1a(term, 0x57)),
-        trigrams: Int32Array.from(trigramTexts, (gram) => this.slot(fnv1a(gram, 0x33))),
-        trigramTexts,
-      };
-      if (this.cache.size >= MAX_CACHED_TERMS) this.cache.clear();
-      this.cache.set(term, features);
-    }
-    return features;
+  of(term: Term): Int32Array {
+    if (term.slotsOwner === this) return term.slots!;
+    const trigrams = term.trigrams;
+    const slots = new Int32Array(1 + trigrams.length);
+    slots[0] = this.slot(fnv1a(term.text, 0x57));
+    for (let i = 0; i < trigrams.length; i++) slots[i + 1] = this.slot(fnv1a(trigrams[i], 0x33));
+    term.slots = slots;
+    term.slotsOwner = this;
+    return slots;
   }
 
   private slot(key: number): number {

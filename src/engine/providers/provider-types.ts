@@ -3,6 +3,8 @@
  * offline deterministic builtin and an HTTP implementation for OpenAI/Cohere/TEI-compatible servers.
  */
 
+import type { AnalyzedDocument, Term } from '../query/analyzer.js';
+
 /** Structured logger (pino-compatible subset). */
 export interface EngineLogger {
   info(obj: object, msg?: string): void;
@@ -21,11 +23,16 @@ export interface TermStatistics {
   /** Occurrences of a character trigram (see analyzer.ts `termTrigrams`) over the distinct terms of the documents. */
   trigramFrequency(trigram: string): number;
   /**
-   * Optional fast path, one lookup per term: its document frequency and the frequencies of its
-   * trigrams in `termTrigrams` order; undefined when the term is unknown. The trigram array may be
-   * reused by the next call: read it before calling again.
+   * Optional fast path, at most one lookup per term: its document frequency and the frequencies of
+   * its trigrams in `termTrigrams` order; undefined when the term is unknown. The answer is reused
+   * by the next call: read it before calling again.
    */
-  termProfile?(term: string): { documentFrequency: number; trigramFrequencies: ArrayLike<number> } | undefined;
+  termProfile?(term: Term): TermProfile | undefined;
+}
+
+export interface TermProfile {
+  documentFrequency: number;
+  trigramFrequencies: ArrayLike<number>;
 }
 
 /** Turns texts into vectors. Vectors need not be normalized; the engine L2-normalizes them. */
@@ -36,10 +43,10 @@ export interface Embedder {
   readonly dimensions: number | undefined;
   embed(texts: string[], statistics?: TermStatistics): Promise<Float32Array[]>;
   /**
-   * Lexical embedders only: the vectors of texts already analyzed into (stemmed) term
-   * frequencies, which saves analyzing documents twice on the write path.
+   * Lexical embedders only: the vectors of documents already analyzed (analyzer.ts
+   * `analyzeFields`), which saves analyzing them twice on the write path.
    */
-  embedTerms?(terms: readonly ReadonlyMap<string, number>[], statistics?: TermStatistics): Float32Array[];
+  embedTerms?(docs: readonly AnalyzedDocument[], statistics?: TermStatistics): Float32Array[];
 }
 
 export interface RerankDocument {

@@ -31,17 +31,59 @@ export const SHORT_FIELD_WORDS = 16;
 export const SHORT_FIELD_WEIGHT = 2;
 
 const MAX_CACHED_STEMS = 200_000;
-const stems = new Map<string, string>();
+/** Folded word → its term; and term text → term, so that every word with one stem shares one object. */
+const termsByWord = new Map<string, Term>();
+const termsByText = new Map<string, Term>();
 
-/** The index term of a folded token: its stem (numbers and very short words are kept as they are). */
-export function stemToken(token: string): string {
-  let term = stems.get(token);
+/**
+ * An index term (a stem), interned: every word that stems to it, in every document, yields this
+ * one object. Writers keep what they derive from a term on it (its full-text id, an embedder's
+ * feature slots) instead of looking the text up again in their own dictionaries: on the write path
+ * each such lookup in a large Map is a cache miss, and a document has a hundred distinct terms.
+ */
+export class Term {
+  private grams: readonly string[] | undefined;
+  /** Memo of a hashing embedder (`slotsOwner`): signed feature slots of the term, then of its trigrams. */
+  slots: Int32Array | undefined = undefined;
+  slotsOwner: object | undefined = undefined;
+  /** Memo of the full-text dictionary (`dictionary`) that last resolved the term: its id there. */
+  dictionary: object | undefined = undefined;
+  id = -1;
+  /** Scratch of {@link analyzeFields}: the analysis that last counted the term, and its position there. */
+  stamp = 0;
+  position = 0;
+
+  constructor(readonly text: string) {}
+
+  /** {@link termTrigrams} of the text, computed on first use. */
+  get trigrams(): readonly string[] {
+    this.grams ??= termTrigrams(this.text);
+    return this.grams;
+  }
+}
+
+/** The term of a folded token: its stem (numbers and very short words are kept as they are). */
+export function termOf(token: string): Term {
+  let term = termsByWord.get(token);
   if (term === undefined) {
-    term = token.length < 3 || /^\p{N}+$/u.test(token) ? token : stem(token);
-    if (stems.size >= MAX_CACHED_STEMS) stems.clear();
-    stems.set(token, term);
+    const text = token.length < 3 || /^\p{N}+$/u.test(token) ? token : stem(token);
+    if (termsByWord.size >= MAX_CACHED_STEMS) {
+      termsByWord.clear();
+      termsByText.clear();
+    }
+    term = termsByText.get(text);
+    if (term === undefined) {
+      term = new Term(text);
+      termsByText.set(text, term);
+    }
+    termsByWord.set(token, term);
   }
   return term;
+}
+
+/** The index term of a folded token, as text (see {@link termOf}). */
+export function stemToken(token: string): string {
+  return termOf(token).text;
 }
 
 const MAX_CACHED_TRIGRAMS = 100_000;
@@ -65,13 +107,18 @@ export function termTrigrams(term: string): readonly string[] {
   return grams;
 }
 
-/** One document's analysis: weighted term frequencies and weighted length (integers). */
+/** One document's analysis: its distinct terms with weighted frequencies, and its weighted length (integers). */
 export interface AnalyzedDocument {
-  terms: Map<string, number>;
+  /** Distinct terms, in order of first appearance. */
+  terms: Term[];
+  /** The weighted frequency of each of `terms`. */
+  frequencies: number[];
+  /** A surface form (folded, unstemmed word) of each of `terms`, for spelling suggestions. */
+  surfaces: string[];
   length: number;
-  /** A surface form (folded, unstemmed word) seen for each term, for spelling suggestions. */
-  surfaces: Map<string, string>;
 }
+
+let analyses = 0;
 
 /** Analyzes the string fields of a document (in order). */
 export function analyzeFields(fields: readonly string[]): AnalyzedDocument {
@@ -86,15 +133,23 @@ export function analyzeFields(fields: readonly string[]): AnalyzedDocument {
     length += weight * tokens.length;
     for (const token of tokens) words.set(token, (words.get(token) ?? 0) + weight);
   }
-  const terms = new Map<string, number>();
-  const surfaces = new Map<string, string>();
+  const stamp = ++analyses;
+  const terms: Term[] = [];
+  const frequencies: number[] = [];
+  const surfaces: string[] = [];
   for (const [word, count] of words) {
-    const term = stemToken(word);
-    const previous = terms.get(term);
-    terms.set(term, (previous ?? 0) + count);
-    if (previous === undefined) surfaces.set(term, word);
+    const term = termOf(word);
+    if (term.stamp === stamp) {
+      frequencies[term.position] += count;
+    } else {
+      term.stamp = stamp;
+      term.position = terms.length;
+      terms.push(term);
+      frequencies.push(count);
+      surfaces.push(word);
+    }
   }
-  return { terms, length, surfaces };
+  return { terms, frequencies, surfaces, length };
 }
 
 /** A query's distinct terms in order of appearance, with the folded words they came from. */

@@ -77,6 +77,33 @@ describe('full-text index', () => {
       expect(index.search(query, 10)).toEqual(index.searchExhaustive(query, 10));
       for (const hit of index.search(query, 10)) expect(hit.label > 2400).toBe(true);
     }
+    // Compaction renumbers terms; documents analyzed before it (same term objects) must not carry
+    // the old numbers in: the index answers as one built from its live documents alone.
+    const fresh = new FullTextIndex();
+    for (let label = 2401; label <= 4000; label++) fresh.add(label, analyzeFields(docs[label - 1]));
+    for (let i = 0; i < 300; i++) fresh.add(10_000 + i, analyzeFields(docs[i]));
+    for (let q = 0; q < 50; q++) {
+      const query = analyzeQuery(docs[Math.floor(next() * docs.length)].join(' '));
+      expect(index.search(query, 10)).toEqual(fresh.search(query, 10));
+    }
+  });
+
+  it('keeps each index its own term numbers when documents of several are written in turn', () => {
+    const docs = corpus(600, 11);
+    const [a, b, onlyA, onlyB] = [new FullTextIndex(), new FullTextIndex(), new FullTextIndex(), new FullTextIndex()];
+    // b meets the vocabulary in another order than a, so the same term has different ids in each.
+    for (let i = 0; i < 300; i++) {
+      a.add(i + 1, analyzeFields(docs[i]));
+      b.add(i + 1, analyzeFields(docs[599 - i]));
+    }
+    for (let i = 0; i < 300; i++) onlyA.add(i + 1, analyzeFields(docs[i]));
+    for (let i = 0; i < 300; i++) onlyB.add(i + 1, analyzeFields(docs[599 - i]));
+    const next = random(9);
+    for (let q = 0; q < 50; q++) {
+      const query = analyzeQuery(docs[Math.floor(next() * docs.length)].join(' '));
+      expect(a.search(query, 10)).toEqual(onlyA.search(query, 10));
+      expect(b.search(query, 10)).toEqual(onlyB.search(query, 10));
+    }
   });
 
   it('restricts to a filter set, by direct scoring or with pruning', () => {
@@ -92,6 +119,18 @@ describe('full-text index', () => {
         .slice(0, 10);
       expect(index.search(query, 10, allowed)).toEqual(expected);
     }
+  });
+
+  it('analyzes a document into distinct terms: words with one stem share a term and add up', () => {
+    const analysis = analyzeFields(['Studies', 'a study of studies about war and wars']);
+    const texts = analysis.terms.map((term) => term.text);
+    expect(new Set(texts).size).toBe(texts.length);
+    const studi = texts.indexOf('studi');
+    // The short first field counts twice (see SHORT_FIELD_WEIGHT); the body's two forms once each.
+    expect(analysis.frequencies[studi]).toBe(4);
+    expect(analysis.surfaces[studi]).toBe('studies');
+    expect(analysis.frequencies[texts.indexOf('war')]).toBe(2);
+    expect(analyzeFields(['study']).terms[0]).toBe(analysis.terms[studi]);
   });
 
   it('stems words, folds diacritics, drops stop words unless the query has nothing else', () => {

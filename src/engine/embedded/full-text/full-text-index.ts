@@ -1,5 +1,11 @@
-import type { TermStatistics } from '../../providers/provider-types.js';
-import { type AnalyzedDocument, type AnalyzedQuery, STOP_WORDS, termTrigrams } from '../../query/analyzer.js';
+import type { TermProfile, TermStatistics } from '../../providers/provider-types.js';
+import {
+  type AnalyzedDocument,
+  type AnalyzedQuery,
+  STOP_WORDS,
+  type Term,
+  termTrigrams,
+} from '../../query/analyzer.js';
 import { type Scored, TopK } from '../vector-math.js';
 import { B, K1, maxScoreTopK } from './max-score.js';
 import { PostingList } from './posting-list.js';
@@ -63,7 +69,8 @@ export class FullTextIndex implements TermStatistics {
   private trigramIds = new Map<string, number>();
   private trigramsOfTerm: Int32Array[] = [];
   private trigramCounts = new Int32Array(1024);
-  private profileScratch = new Int32Array(64);
+  /** What {@link termProfile} answers, reused (callers read it before the next call). */
+  private readonly profile = { documentFrequency: 0, trigramFrequencies: new Int32Array(64) };
 
   /** Live documents. */
   get size(): number {
@@ -79,13 +86,22 @@ export class FullTextIndex implements TermStatistics {
     return id === undefined ? 0 : this.trigramCounts[id];
   }
 
-  termProfile(term: string): { documentFrequency: number; trigramFrequencies: ArrayLike<number> } | undefined {
-    const id = this.termIds.get(term);
-    if (id === undefined) return undefined;
+  termProfile(term: Term): TermProfile | undefined {
+    let id: number | undefined;
+    if (term.dictionary === this.termIds) id = term.id;
+    else {
+      id = this.termIds.get(term.text);
+      if (id === undefined) return undefined;
+      term.dictionary = this.termIds;
+      term.id = id;
+    }
     const trigrams = this.trigramsOfTerm[id];
-    if (this.profileScratch.length < trigrams.length) this.profileScratch = new Int32Array(trigrams.length * 2);
-    for (let i = 0; i < trigrams.length; i++) this.profileScratch[i] = this.trigramCounts[trigrams[i]];
-    return { documentFrequency: this.lists[id].df, trigramFrequencies: this.profileScratch };
+    const profile = this.profile;
+    if (profile.trigramFrequencies.length < trigrams.length)
+      profile.trigramFrequencies = new Int32Array(trigrams.length * 2);
+    for (let i = 0; i < trigrams.length; i++) profile.trigramFrequencies[i] = this.trigramCounts[trigrams[i]];
+    profile.documentFrequency = this.lists[id].df;
+    return profile;
   }
 
   has(label: number): boolean {
@@ -100,13 +116,10 @@ export class FullTextIndex implements TermStatistics {
   /** Indexes a document version, given its analysis (analyzer.ts `analyzeFields`). */
   add(label: number, analyzed: AnalyzedDocument): void {
     if (this.ordinalOf.has(label)) return;
-    const ids: number[] = [];
-    const tfs: number[] = [];
-    for (const [term, tf] of analyzed.terms) {
-      ids.push(this.termId(term, analyzed.surfaces.get(term)!));
-      tfs.push(tf);
-    }
-    this.appendDocument(label, analyzed.length, ids, tfs);
+    const { terms, surfaces } = analyzed;
+    const ids = new Uint32Array(terms.length);
+    for (let i = 0; i < terms.length; i++) ids[i] = this.idOf(terms[i], surfaces[i]);
+    this.appendDocument(label, analyzed.length, ids, analyzed.frequencies);
   }
 
   /**
@@ -318,6 +331,15 @@ export class FullTextIndex implements TermStatistics {
       labels: this.labels,
       filter,
     });
+  }
+
+  /** {@link termId} through the term's memo: ids change only when the index compacts, which replaces `termIds`. */
+  private idOf(term: Term, surface: string): number {
+    if (term.dictionary === this.termIds) return term.id;
+    const id = this.termId(term.text, surface);
+    term.dictionary = this.termIds;
+    term.id = id;
+    return id;
   }
 
   private termId(term: string, surface: string): number {

@@ -1,15 +1,11 @@
 import type { TermProfile, TermStatistics } from '../../providers/provider-types.js';
-import {
-  type AnalyzedDocument,
-  type AnalyzedQuery,
-  STOP_WORDS,
-  type Term,
-  termTrigrams,
-} from '../../query/analyzer.js';
+import { type AnalyzedDocument, type AnalyzedQuery, STOP_WORDS, type Term } from '../../query/analyzer.js';
 import { type Scored, TopK } from '../vector-math.js';
 import { B, K1, maxScoreTopK } from './max-score.js';
 import { PostingList } from './posting-list.js';
 import { MIN_WORD_LENGTH, SpellingIndex } from './spelling-index.js';
+import { TermTrigrams } from './term-trigrams.js';
+import { grow } from './typed-arrays.js';
 
 /** Below this many accepted documents, a filtered search scores them directly. */
 const DIRECT_FILTER_LIMIT = 4096;
@@ -65,12 +61,14 @@ export class FullTextIndex implements TermStatistics {
   private totalLength = 0;
   private ordinalOf = new Map<number, number>();
   private spelling = new SpellingIndex();
-  /** Character trigrams of the terms (ids), and how often each occurs over the live documents' distinct terms. */
-  private trigramIds = new Map<string, number>();
-  private trigramsOfTerm: Int32Array[] = [];
-  private trigramCounts = new Int32Array(1024);
+  private trigrams = new TermTrigrams();
+  /** Live documents holding each term (dense, beside the posting lists: the write path reads it per term). */
+  private dfs = new Uint32Array(1024);
   /** What {@link termProfile} answers, reused (callers read it before the next call). */
-  private readonly profile = { documentFrequency: 0, trigramFrequencies: new Int32Array(64) };
+  private readonly profile: { documentFrequency: number; trigramFrequencies: Int32Array } = {
+    documentFrequency: 0,
+    trigramFrequencies: new Int32Array(64),
+  };
 
   /** Live documents. */
   get size(): number {
@@ -82,8 +80,7 @@ export class FullTextIndex implements TermStatistics {
   }
 
   trigramFrequency(trigram: string): number {
-    const id = this.trigramIds.get(trigram);
-    return id === undefined ? 0 : this.trigramCounts[id];
+    return this.trigrams.frequency(trigram);
   }
 
   termProfile(term: Term): TermProfile | undefined {
@@ -95,12 +92,9 @@ export class FullTextIndex implements TermStatistics {
       term.dictionary = this.termIds;
       term.id = id;
     }
-    const trigrams = this.trigramsOfTerm[id];
     const profile = this.profile;
-    if (profile.trigramFrequencies.length < trigrams.length)
-      profile.trigramFrequencies = new Int32Array(trigrams.length * 2);
-    for (let i = 0; i < trigrams.length; i++) profile.trigramFrequencies[i] = this.trigramCounts[trigrams[i]];
-    profile.documentFrequency = this.lists[id].df;
+    profile.trigramFrequencies = this.trigrams.frequenciesOf(id, profile.trigramFrequencies);
+    profile.documentFrequency = this.dfs[id];
     return profile;
   }
 
@@ -130,12 +124,12 @@ export class FullTextIndex implements TermStatistics {
     const newId = new Int32Array(this.lists.length).fill(-1);
     const terms: string[] = [];
     const surfaces: string[] = [];
-    this.lists.forEach((list, id) => {
-      if (list.df === 0) return;
+    for (let id = 0; id < this.lists.length; id++) {
+      if (this.dfs[id] === 0) continue;
       newId[id] = terms.length;
       terms.push(this.terms[id]);
       surfaces.push(this.surfaces[id]);
-    });
+    }
     let postings = 0;
     for (let o = 0; o < this.ordinals; o++) if (this.live[o]) postings += this.forwardCount[o];
     const state: FullTextState = {
@@ -188,8 +182,8 @@ export class FullTextIndex implements TermStatistics {
     this.totalLength -= this.lengths[ordinal];
     const start = this.forwardStart[ordinal];
     for (let i = start; i < start + this.forwardCount[ordinal]; i++) {
-      this.lists[this.forwardTerms[i]].df--;
-      this.countTrigrams(this.forwardTerms[i], -1);
+      this.dfs[this.forwardTerms[i]]--;
+      this.trigrams.count(this.forwardTerms[i], -1);
     }
     if (this.ordinals - this.liveDocuments > Math.max(1024, this.ordinals / 4)) this.compact();
     return true;
@@ -203,15 +197,14 @@ export class FullTextIndex implements TermStatistics {
   /** Live documents holding `term` (a stemmed term). */
   documentFrequency(term: string): number {
     const id = this.termIds.get(term);
-    return id === undefined ? 0 : this.lists[id].df;
+    return id === undefined ? 0 : this.dfs[id];
   }
 
   /** Known words (surface forms) possibly within `maxDistance` edits of `word`, to be verified by the caller. */
   spellingCandidates(word: string, maxDistance: number): string[] {
     if (word.length < MIN_WORD_LENGTH) return [];
     const out: string[] = [];
-    for (const id of this.spelling.candidates(word, maxDistance))
-      if (this.lists[id].df > 0) out.push(this.surfaces[id]);
+    for (const id of this.spelling.candidates(word, maxDistance)) if (this.dfs[id] > 0) out.push(this.surfaces[id]);
     return out;
   }
 
@@ -271,8 +264,8 @@ export class FullTextIndex implements TermStatistics {
     const n = this.liveDocuments;
     query.terms.forEach((term, i) => {
       const id = this.termIds.get(term);
-      if (id === undefined || this.lists[id].df === 0) return;
-      const df = this.lists[id].df;
+      if (id === undefined || this.dfs[id] === 0) return;
+      const df = this.dfs[id];
       const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
       known.push({ term, id, list: this.lists[id], idf, stop: STOP_WORDS.has(query.words[i]) });
     });
@@ -351,23 +344,10 @@ export class FullTextIndex implements TermStatistics {
       this.surfaces.push(surface);
       this.lists.push(new PostingList());
       this.spelling.add(id, surface);
-      this.trigramsOfTerm.push(Int32Array.from(termTrigrams(term), (trigram) => this.trigramId(trigram)));
+      this.trigrams.addTerm(term);
+      if (id === this.dfs.length) this.dfs = grow(this.dfs, new Uint32Array(id * 2));
     }
     return id;
-  }
-
-  private trigramId(trigram: string): number {
-    let id = this.trigramIds.get(trigram);
-    if (id === undefined) {
-      id = this.trigramIds.size;
-      this.trigramIds.set(trigram, id);
-      if (id === this.trigramCounts.length) this.trigramCounts = grow(this.trigramCounts, new Int32Array(id * 2));
-    }
-    return id;
-  }
-
-  private countTrigrams(termId: number, delta: number): void {
-    for (const trigram of this.trigramsOfTerm[termId]) this.trigramCounts[trigram] += delta;
   }
 
   /** Rewrites posting lists, forward index and dictionary without removed documents and dead terms. */
@@ -389,7 +369,8 @@ export class FullTextIndex implements TermStatistics {
       const id = ids[i];
       const tf = Math.min(tfs[i], 0xffff);
       this.lists[id].add(ordinal, tf, length);
-      this.countTrigrams(id, 1);
+      this.dfs[id]++;
+      this.trigrams.count(id, 1);
       this.forwardTerms[this.forwardUsed] = id;
       this.forwardTfs[this.forwardUsed] = tf;
       this.forwardUsed++;
@@ -415,9 +396,4 @@ export class FullTextIndex implements TermStatistics {
     this.forwardTerms = grow(this.forwardTerms, new Uint32Array(size));
     this.forwardTfs = grow(this.forwardTfs, new Uint16Array(size));
   }
-}
-
-function grow<T extends Uint8Array | Uint16Array | Uint32Array | Int32Array | Float64Array>(from: T, to: T): T {
-  to.set(from as never);
-  return to;
 }

@@ -8,8 +8,6 @@ export class PostingList {
   docs = new Uint32Array(2);
   tfs = new Uint16Array(2);
   length = 0;
-  /** Live documents holding the term. */
-  df = 0;
   maxTf = 0;
   /** Shortest weighted length of a document in the list. */
   minLength = 0xffffffff;
@@ -27,7 +25,6 @@ export class PostingList {
     this.docs[this.length] = ordinal;
     this.tfs[this.length] = clamped;
     this.length++;
-    this.df++;
     if (clamped > this.maxTf) this.maxTf = clamped;
     if (length < this.minLength) this.minLength = length;
   }

@@ -26,8 +26,10 @@ const DEFAULT_DIMENSIONS = 512;
 export function createBuiltinEmbedder(dimensions = DEFAULT_DIMENSIONS): Embedder {
   if (!Number.isInteger(dimensions) || dimensions < 8) throw new Error('builtin embedder needs dimensions >= 8');
   const slots = new TermSlots(dimensions);
-  const embedTerms = (docs: readonly AnalyzedDocument[], statistics?: TermStatistics) =>
-    docs.map((doc) => vectorOf(doc, statistics, dimensions, slots));
+  const embedTerms = (docs: readonly AnalyzedDocument[], statistics?: TermStatistics) => {
+    const call = ++calls;
+    return docs.map((doc) => vectorOf(doc, statistics, dimensions, slots, call));
+  };
   return {
     name: `builtin-hash-v2/${dimensions}`,
     dimensions,
@@ -41,35 +43,53 @@ export function createBuiltinEmbedder(dimensions = DEFAULT_DIMENSIONS): Embedder
   };
 }
 
+/** Numbers the embedding calls: a term's weights are computed once per call (see {@link weightsOf}). */
+let calls = 0;
+
 function vectorOf(
   doc: AnalyzedDocument,
   statistics: TermStatistics | undefined,
   dimensions: number,
   slots: TermSlots,
+  call: number,
 ): Float32Array {
   const vector = new Float32Array(dimensions);
-  const documents = statistics?.documentCount ?? 0;
   const { terms, frequencies } = doc;
   for (let t = 0; t < terms.length; t++) {
     const term = terms[t];
     const tf = 1 + Math.log(frequencies[t]);
     const features = slots.of(term);
-    const profile = statistics?.termProfile?.(term);
-    const df = profile ? profile.documentFrequency : statistics ? statistics.documentFrequency(term.text) : 0;
-    const termIdf = statistics ? Math.log(1 + (documents - df + 0.5) / (df + 0.5)) : 1;
-    add(vector, features[0], TERM_WEIGHT * tf * termIdf);
-    const trigrams = profile ? undefined : term.trigrams;
-    for (let i = 1; i < features.length; i++) {
-      const occurrences = profile
-        ? profile.trigramFrequencies[i - 1]
-        : statistics
-          ? statistics.trigramFrequency(trigrams![i - 1])
-          : 0;
-      const trigramIdf = statistics ? Math.log(1 + documents / (occurrences + 1)) : 1;
-      add(vector, features[i], tf * trigramIdf);
-    }
+    const weights = weightsOf(term, features.length, statistics, call);
+    add(vector, features[0], TERM_WEIGHT * tf * weights[0]);
+    for (let i = 1; i < features.length; i++) add(vector, features[i], tf * weights[i]);
   }
   return normalize(vector);
+}
+
+/**
+ * The inverse frequencies of a term (first) and of its trigrams under `statistics`, kept on the
+ * term for the rest of the call: the statistics do not change during a call, and the documents of
+ * a batch share most of their terms, so each distinct term is looked up and weighed once.
+ */
+function weightsOf(term: Term, count: number, statistics: TermStatistics | undefined, call: number): Float64Array {
+  if (term.weightsCall === call) return term.weights!;
+  const weights = term.weights?.length === count ? term.weights : new Float64Array(count);
+  if (!statistics) {
+    weights.fill(1);
+  } else {
+    const documents = statistics.documentCount;
+    const profile = statistics.termProfile?.(term);
+    const df = profile ? profile.documentFrequency : statistics.documentFrequency(term.text);
+    weights[0] = Math.log(1 + (documents - df + 0.5) / (df + 0.5));
+    const trigrams = term.trigrams;
+    for (let i = 1; i < count; i++) {
+      const occurrences = profile ? profile.trigramFrequencies[i - 1] : statistics.trigramFrequency(trigrams[i - 1]);
+      weights[i] = Math.log(1 + documents / (occurrences + 1));
+    }
+  }
+  term.weights = weights;
+  term.weightsCall = call;
+  return weights;
 }
 
 /** Adds `weight` at a signed slot (index × 2 + sign bit): collisions cancel out on average. */

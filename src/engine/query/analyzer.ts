@@ -46,6 +46,9 @@ export class Term {
   /** Memo of a hashing embedder (`slotsOwner`): signed feature slots of the term, then of its trigrams. */
   slots: Int32Array | undefined = undefined;
   slotsOwner: object | undefined = undefined;
+  /** Memo of a lexical embedder: the weights of those features in its embedding call `weightsCall`. */
+  weights: Float64Array | undefined = undefined;
+  weightsCall = 0;
   /** Memo of the full-text dictionary (`dictionary`) that last resolved the term: its id there. */
   dictionary: object | undefined = undefined;
   id = -1;

@@ -26,9 +26,14 @@ const DEFAULT_DIMENSIONS = 512;
 export function createBuiltinEmbedder(dimensions = DEFAULT_DIMENSIONS): Embedder {
   if (!Number.isInteger(dimensions) || dimensions < 8) throw new Error('builtin embedder needs dimensions >= 8');
   const slots = new TermSlots(dimensions);
+  const weights = new TermWeights();
   const embedTerms = (docs: readonly AnalyzedDocument[], statistics?: TermStatistics) => {
-    const call = ++calls;
-    return docs.map((doc) => vectorOf(doc, statistics, dimensions, slots, call));
+    weights.startCall(statistics);
+    try {
+      return docs.map((doc) => vectorOf(doc, dimensions, slots, weights));
+    } finally {
+      weights.startCall(undefined); // holds no index's statistics between calls
+    }
   };
   return {
     name: `builtin-hash-v2/${dimensions}`,
@@ -43,53 +48,71 @@ export function createBuiltinEmbedder(dimensions = DEFAULT_DIMENSIONS): Embedder
   };
 }
 
-/** Numbers the embedding calls: a term's weights are computed once per call (see {@link weightsOf}). */
-let calls = 0;
-
-function vectorOf(
-  doc: AnalyzedDocument,
-  statistics: TermStatistics | undefined,
-  dimensions: number,
-  slots: TermSlots,
-  call: number,
-): Float32Array {
+function vectorOf(doc: AnalyzedDocument, dimensions: number, slots: TermSlots, weights: TermWeights): Float32Array {
   const vector = new Float32Array(dimensions);
   const { terms, frequencies } = doc;
   for (let t = 0; t < terms.length; t++) {
     const term = terms[t];
     const tf = 1 + Math.log(frequencies[t]);
     const features = slots.of(term);
-    const weights = weightsOf(term, features.length, statistics, call);
-    add(vector, features[0], TERM_WEIGHT * tf * weights[0]);
-    for (let i = 1; i < features.length; i++) add(vector, features[i], tf * weights[i]);
+    const at = weights.of(term, features.length);
+    const weight = weights.values;
+    add(vector, features[0], TERM_WEIGHT * tf * weight[at]);
+    for (let i = 1; i < features.length; i++) add(vector, features[i], tf * weight[at + i]);
   }
   return normalize(vector);
 }
 
+/** Numbers embedding calls and slot tables across the process (0 means none in a term's memo). */
+let serial = 0;
+
 /**
- * The inverse frequencies of a term (first) and of its trigrams under `statistics`, kept on the
- * term for the rest of the call: the statistics do not change during a call, and the documents of
- * a batch share most of their terms, so each distinct term is looked up and weighed once.
+ * The inverse frequencies of each term (first) and of its trigrams under one call's statistics,
+ * computed once per call: the statistics do not change during a call, and the documents of a batch
+ * share most of their terms. Values live in one array reused from call to call; a term remembers
+ * only the call and its offset, so nothing per term outlives the call.
  */
-function weightsOf(term: Term, count: number, statistics: TermStatistics | undefined, call: number): Float64Array {
-  if (term.weightsCall === call) return term.weights!;
-  const weights = term.weights?.length === count ? term.weights : new Float64Array(count);
-  if (!statistics) {
-    weights.fill(1);
-  } else {
-    const documents = statistics.documentCount;
-    const profile = statistics.termProfile?.(term);
-    const df = profile ? profile.documentFrequency : statistics.documentFrequency(term.text);
-    weights[0] = Math.log(1 + (documents - df + 0.5) / (df + 0.5));
-    const trigrams = term.trigrams;
-    for (let i = 1; i < count; i++) {
-      const occurrences = profile ? profile.trigramFrequencies[i - 1] : statistics.trigramFrequency(trigrams[i - 1]);
-      weights[i] = Math.log(1 + documents / (occurrences + 1));
-    }
+class TermWeights {
+  values = new Float64Array(4096);
+  private used = 0;
+  private call = 0;
+  private statistics: TermStatistics | undefined;
+
+  startCall(statistics: TermStatistics | undefined): void {
+    this.call = ++serial;
+    this.used = 0;
+    this.statistics = statistics;
   }
-  term.weights = weights;
-  term.weightsCall = call;
-  return weights;
+
+  /** Where the weights of `term` (`count` features) are in {@link values}. */
+  of(term: Term, count: number): number {
+    if (term.weightsCall === this.call) return term.weightsAt;
+    if (this.used + count > this.values.length) {
+      const values = new Float64Array(Math.max(this.values.length * 2, this.used + count));
+      values.set(this.values);
+      this.values = values;
+    }
+    const at = this.used;
+    this.used += count;
+    const statistics = this.statistics;
+    const weights = this.values;
+    if (!statistics) {
+      weights.fill(1, at, at + count);
+    } else {
+      const documents = statistics.documentCount;
+      const profile = statistics.termProfile?.(term);
+      const df = profile ? profile.documentFrequency : statistics.documentFrequency(term.text);
+      weights[at] = Math.log(1 + (documents - df + 0.5) / (df + 0.5));
+      const trigrams = term.trigrams;
+      for (let i = 1; i < count; i++) {
+        const occurrences = profile ? profile.trigramFrequencies[i - 1] : statistics.trigramFrequency(trigrams[i - 1]);
+        weights[at + i] = Math.log(1 + documents / (occurrences + 1));
+      }
+    }
+    term.weightsCall = this.call;
+    term.weightsAt = at;
+    return at;
+  }
 }
 
 /** Adds `weight` at a signed slot (index × 2 + sign bit): collisions cancel out on average. */
@@ -99,16 +122,18 @@ function add(vector: Float32Array, slot: number, weight: number): void {
 
 /** Signed slots of each term's features (the term, then its trigrams), kept on the term (hashing dominates otherwise). */
 class TermSlots {
+  private readonly id = ++serial;
+
   constructor(private readonly dimensions: number) {}
 
   of(term: Term): Int32Array {
-    if (term.slotsOwner === this) return term.slots!;
+    if (term.slotsOwner === this.id) return term.slots!;
     const trigrams = term.trigrams;
     const slots = new Int32Array(1 + trigrams.length);
     slots[0] = this.slot(fnv1a(term.text, 0x57));
     for (let i = 0; i < trigrams.length; i++) slots[i + 1] = this.slot(fnv1a(trigrams[i], 0x33));
     term.slots = slots;
-    term.slotsOwner = this;
+    term.slotsOwner = this.id;
     return slots;
   }
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { FullTextIndex } from '../embedded/full-text/full-text-index.js';
 import { dot } from '../embedded/vector-math.js';
 import { analyzeFields, termTrigrams } from '../query/analyzer.js';
 import { createBuiltinEmbedder } from './builtin-embedder.js';
@@ -58,8 +59,45 @@ describe('builtin embedder', () => {
     const [weightedA, weightedB] = await embedder.embed(texts, statistics);
     expect(dot(plainA, plainB)).toBeGreaterThan(0.2);
     expect(dot(weightedA, weightedB)).toBeLessThan(0.05);
-    // The write path embeds the analysis it already has: the same vector as embedding the text.
-    expect(Array.from(embedder.embedTerms!([analyzeFields([texts[0]])], statistics)[0])).toEqual(Array.from(weightedA));
+  });
+
+  it('embeds the same through the per-term fast path of a full-text index as through its plain statistics', () => {
+    // Two namespaces meeting words in different orders, one of them compacted by removals: the terms'
+    // memos (full-text ids, feature slots, per-call weights) must never carry one index's numbers
+    // into another's answers.
+    const docs = Array.from({ length: 3000 }, (_, i) => [
+      `title ${i % 17} study`,
+      `body words w${i % 101} w${i % 7} x${i}`,
+    ]);
+    const a = new FullTextIndex();
+    const b = new FullTextIndex();
+    docs.forEach((fields, i) => {
+      a.add(i + 1, analyzeFields(fields));
+      b.add(i + 1, analyzeFields(docs[docs.length - 1 - i]));
+    });
+    for (let label = 1; label <= 2000; label++) a.remove(label);
+    const batch = docs.slice(0, 50).map((fields) => analyzeFields(fields));
+    for (const index of [a, b]) {
+      const plain = {
+        documentCount: index.documentCount,
+        documentFrequency: (term: string) => index.documentFrequency(term),
+        trigramFrequency: (trigram: string) => index.trigramFrequency(trigram),
+      };
+      const fast = embedder.embedTerms!(batch, index).map((vector) => Array.from(vector));
+      expect(fast).toEqual(embedder.embedTerms!(batch, plain).map((vector) => Array.from(vector)));
+    }
+  });
+
+  it('keeps the feature slots of embedders of different sizes apart', async () => {
+    // Words no other test uses, so the 64-dimension embedder is the first to give them slots.
+    const texts = ['quokka zygote xylophone', 'marmalade quokka'];
+    const small = createBuiltinEmbedder(64);
+    const before = (await small.embed(texts)).map((vector) => Array.from(vector));
+    const large = await embedder.embed(texts);
+    // Its own slots span all 512 dimensions, not the 64 the other embedder used.
+    for (const vector of large) expect(vector.subarray(64).some((value) => value !== 0)).toBe(true);
+    expect((await small.embed(texts)).map((vector) => Array.from(vector))).toEqual(before);
+    expect((await embedder.embed(texts)).map((vector) => Array.from(vector))).toEqual(large.map((v) => Array.from(v)));
   });
 
   it('stems its features: inflections of a word embed alike', async () => {

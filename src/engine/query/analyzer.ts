@@ -30,7 +30,8 @@ export const SHORT_FIELD_WORDS = 16;
  */
 export const SHORT_FIELD_WEIGHT = 2;
 
-const MAX_CACHED_STEMS = 200_000;
+/** Words remembered with their terms; past this the memory is emptied, between two analyses. */
+export const MAX_CACHED_STEMS = 200_000;
 /** Folded word → its term; and term text → term, so that every word with one stem shares one object. */
 const termsByWord = new Map<string, Term>();
 const termsByText = new Map<string, Term>();
@@ -40,18 +41,19 @@ const termsByText = new Map<string, Term>();
  * one object. Writers keep what they derive from a term on it (its full-text id, an embedder's
  * feature slots) instead of looking the text up again in their own dictionaries: on the write path
  * each such lookup in a large Map is a cache miss, and a document has a hundred distinct terms.
+ * The memo fields are plain numbers and typed arrays, so a term never keeps its users alive.
  */
 export class Term {
   private grams: readonly string[] | undefined;
   /** Memo of a hashing embedder (`slotsOwner`): signed feature slots of the term, then of its trigrams. */
   slots: Int32Array | undefined = undefined;
-  slotsOwner: object | undefined = undefined;
-  /** Memo of a lexical embedder: the weights of those features in its embedding call `weightsCall`. */
-  weights: Float64Array | undefined = undefined;
+  slotsOwner = 0;
+  /** Memo of a lexical embedder: where its embedding call `weightsCall` put the features' weights. */
   weightsCall = 0;
-  /** Memo of the full-text dictionary (`dictionary`) that last resolved the term: its id there. */
-  dictionary: object | undefined = undefined;
-  id = -1;
+  weightsAt = 0;
+  /** Memo of the full-text dictionary (number `fullTextDictionary`) that last resolved the term: its id there. */
+  fullTextDictionary = 0;
+  fullTextId = -1;
   /** Scratch of {@link analyzeFields}: the analysis that last counted the term, and its position there. */
   stamp = 0;
   position = 0;
@@ -65,15 +67,15 @@ export class Term {
   }
 }
 
-/** The term of a folded token: its stem (numbers and very short words are kept as they are). */
-export function termOf(token: string): Term {
+/**
+ * The term of a folded token: its stem (numbers and very short words are kept as they are). Never
+ * evicts: an analysis that counts terms by identity must not see one stem as two objects, so the
+ * memory is bounded between analyses instead (see {@link boundTermMemory}).
+ */
+function termOf(token: string): Term {
   let term = termsByWord.get(token);
   if (term === undefined) {
     const text = token.length < 3 || /^\p{N}+$/u.test(token) ? token : stem(token);
-    if (termsByWord.size >= MAX_CACHED_STEMS) {
-      termsByWord.clear();
-      termsByText.clear();
-    }
     term = termsByText.get(text);
     if (term === undefined) {
       term = new Term(text);
@@ -84,13 +86,23 @@ export function termOf(token: string): Term {
   return term;
 }
 
-/** The index term of a folded token, as text (see {@link termOf}). */
-export function stemToken(token: string): string {
-  return termOf(token).text;
+/** Empties the word memory once it holds {@link MAX_CACHED_STEMS} words (called before an analysis). */
+function boundTermMemory(): void {
+  if (termsByWord.size < MAX_CACHED_STEMS) return;
+  termsByWord.clear();
+  termsByText.clear();
 }
 
-const MAX_CACHED_TRIGRAMS = 100_000;
-const trigramCache = new Map<string, readonly string[]>();
+/** Words remembered now (for tests of the bound). */
+export function termMemorySize(): number {
+  return termsByWord.size;
+}
+
+/** The index term of a folded token, as text (see {@link termOf}). */
+export function stemToken(token: string): string {
+  boundTermMemory();
+  return termOf(token).text;
+}
 
 /**
  * The character trigrams of a term with word boundaries (`#` before and after): "war" →
@@ -98,15 +110,9 @@ const trigramCache = new Map<string, readonly string[]>();
  * their statistics (the full-text index counts them).
  */
 export function termTrigrams(term: string): readonly string[] {
-  let grams = trigramCache.get(term);
-  if (grams === undefined) {
-    const padded = `#${term}#`;
-    const out: string[] = [];
-    for (let i = 0; i + 3 <= padded.length; i++) out.push(padded.slice(i, i + 3));
-    grams = out;
-    if (trigramCache.size >= MAX_CACHED_TRIGRAMS) trigramCache.clear();
-    trigramCache.set(term, grams);
-  }
+  const padded = `#${term}#`;
+  const grams: string[] = [];
+  for (let i = 0; i + 3 <= padded.length; i++) grams.push(padded.slice(i, i + 3));
   return grams;
 }
 
@@ -136,6 +142,7 @@ export function analyzeFields(fields: readonly string[]): AnalyzedDocument {
     length += weight * tokens.length;
     for (const token of tokens) words.set(token, (words.get(token) ?? 0) + weight);
   }
+  boundTermMemory();
   const stamp = ++analyses;
   const terms: Term[] = [];
   const frequencies: number[] = [];
@@ -165,8 +172,9 @@ export function analyzeQuery(query: string): AnalyzedQuery {
   const terms: string[] = [];
   const words: string[] = [];
   const seen = new Set<string>();
+  boundTermMemory();
   for (const word of tokenize(query)) {
-    const term = stemToken(word);
+    const term = termOf(word).text;
     if (seen.has(term)) continue;
     seen.add(term);
     terms.push(term);

@@ -121,18 +121,6 @@ describe('full-text index', () => {
     }
   });
 
-  it('analyzes a document into distinct terms: words with one stem share a term and add up', () => {
-    const analysis = analyzeFields(['Studies', 'a study of studies about war and wars']);
-    const texts = analysis.terms.map((term) => term.text);
-    expect(new Set(texts).size).toBe(texts.length);
-    const studi = texts.indexOf('studi');
-    // The short first field counts twice (see SHORT_FIELD_WEIGHT); the body's two forms once each.
-    expect(analysis.frequencies[studi]).toBe(4);
-    expect(analysis.surfaces[studi]).toBe('studies');
-    expect(analysis.frequencies[texts.indexOf('war')]).toBe(2);
-    expect(analyzeFields(['study']).terms[0]).toBe(analysis.terms[studi]);
-  });
-
   it('stems words, folds diacritics, drops stop words unless the query has nothing else', () => {
     const index = new FullTextIndex();
     index.add(1, analyzeFields(['Star Wars']));

@@ -1,9 +1,16 @@
 import type { TermProfile, TermStatistics } from '../../providers/provider-types.js';
-import { type AnalyzedDocument, type AnalyzedQuery, STOP_WORDS, type Term } from '../../query/analyzer.js';
+import {
+  type AnalyzedDocument,
+  type AnalyzedQuery,
+  STOP_WORDS,
+  type Term,
+  termTrigrams,
+} from '../../query/analyzer.js';
 import { type Scored, TopK } from '../vector-math.js';
 import { B, K1, maxScoreTopK } from './max-score.js';
 import { PostingList } from './posting-list.js';
 import { MIN_WORD_LENGTH, SpellingIndex } from './spelling-index.js';
+import { TermDictionary } from './term-dictionary.js';
 import { TermTrigrams } from './term-trigrams.js';
 import { grow } from './typed-arrays.js';
 
@@ -43,10 +50,7 @@ interface QueryTerm {
  * until enough of them accumulate for a compaction.
  */
 export class FullTextIndex implements TermStatistics {
-  private termIds = new Map<string, number>();
-  private terms: string[] = [];
-  /** A folded word (surface form) seen for each term, for spelling suggestions. */
-  private surfaces: string[] = [];
+  private dictionary = new TermDictionary();
   private lists: PostingList[] = [];
   private labels = new Float64Array(1024);
   private lengths = new Uint32Array(1024);
@@ -62,10 +66,13 @@ export class FullTextIndex implements TermStatistics {
   private ordinalOf = new Map<number, number>();
   private spelling = new SpellingIndex();
   private trigrams = new TermTrigrams();
-  /** Live documents holding each term (dense, beside the posting lists: the write path reads it per term). */
+  /**
+   * Live documents holding each term, dense beside the posting lists (the write path reads it for
+   * every term). Removals decrement exactly what additions incremented, so it never goes below 0.
+   */
   private dfs = new Uint32Array(1024);
   /** What {@link termProfile} answers, reused (callers read it before the next call). */
-  private readonly profile: { documentFrequency: number; trigramFrequencies: Int32Array } = {
+  private readonly profile: TermProfile & { trigramFrequencies: Int32Array } = {
     documentFrequency: 0,
     trigramFrequencies: new Int32Array(64),
   };
@@ -84,14 +91,8 @@ export class FullTextIndex implements TermStatistics {
   }
 
   termProfile(term: Term): TermProfile | undefined {
-    let id: number | undefined;
-    if (term.dictionary === this.termIds) id = term.id;
-    else {
-      id = this.termIds.get(term.text);
-      if (id === undefined) return undefined;
-      term.dictionary = this.termIds;
-      term.id = id;
-    }
+    const id = this.dictionary.known(term);
+    if (id === undefined) return undefined;
     const profile = this.profile;
     profile.trigramFrequencies = this.trigrams.frequenciesOf(id, profile.trigramFrequencies);
     profile.documentFrequency = this.dfs[id];
@@ -127,8 +128,8 @@ export class FullTextIndex implements TermStatistics {
     for (let id = 0; id < this.lists.length; id++) {
       if (this.dfs[id] === 0) continue;
       newId[id] = terms.length;
-      terms.push(this.terms[id]);
-      surfaces.push(this.surfaces[id]);
+      terms.push(this.dictionary.texts[id]);
+      surfaces.push(this.dictionary.surfaces[id]);
     }
     let postings = 0;
     for (let o = 0; o < this.ordinals; o++) if (this.live[o]) postings += this.forwardCount[o];
@@ -160,7 +161,7 @@ export class FullTextIndex implements TermStatistics {
   /** An index holding exactly the documents of `state` (see {@link toState}). */
   static fromState(state: FullTextState): FullTextIndex {
     const index = new FullTextIndex();
-    const ids = state.terms.map((term, i) => index.termId(term, state.surfaces[i]));
+    const ids = state.terms.map((term, i) => index.termId(term, state.surfaces[i], termTrigrams(term)));
     let posting = 0;
     for (let doc = 0; doc < state.labels.length; doc++) {
       const end = posting + state.termCounts[doc];
@@ -196,7 +197,7 @@ export class FullTextIndex implements TermStatistics {
 
   /** Live documents holding `term` (a stemmed term). */
   documentFrequency(term: string): number {
-    const id = this.termIds.get(term);
+    const id = this.dictionary.get(term);
     return id === undefined ? 0 : this.dfs[id];
   }
 
@@ -204,7 +205,8 @@ export class FullTextIndex implements TermStatistics {
   spellingCandidates(word: string, maxDistance: number): string[] {
     if (word.length < MIN_WORD_LENGTH) return [];
     const out: string[] = [];
-    for (const id of this.spelling.candidates(word, maxDistance)) if (this.dfs[id] > 0) out.push(this.surfaces[id]);
+    for (const id of this.spelling.candidates(word, maxDistance))
+      if (this.dfs[id] > 0) out.push(this.dictionary.surfaces[id]);
     return out;
   }
 
@@ -263,7 +265,7 @@ export class FullTextIndex implements TermStatistics {
     const known: (QueryTerm & { stop: boolean })[] = [];
     const n = this.liveDocuments;
     query.terms.forEach((term, i) => {
-      const id = this.termIds.get(term);
+      const id = this.dictionary.get(term);
       if (id === undefined || this.dfs[id] === 0) return;
       const df = this.dfs[id];
       const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
@@ -326,28 +328,25 @@ export class FullTextIndex implements TermStatistics {
     });
   }
 
-  /** {@link termId} through the term's memo: ids change only when the index compacts, which replaces `termIds`. */
+  /** The id of a document's term, added with its trigrams when new. */
   private idOf(term: Term, surface: string): number {
-    if (term.dictionary === this.termIds) return term.id;
-    const id = this.termId(term.text, surface);
-    term.dictionary = this.termIds;
-    term.id = id;
+    const id = this.dictionary.idOf(term, surface);
+    if (id === this.lists.length) this.termAdded(id, surface, term.trigrams);
     return id;
   }
 
-  private termId(term: string, surface: string): number {
-    let id = this.termIds.get(term);
-    if (id === undefined) {
-      id = this.lists.length;
-      this.termIds.set(term, id);
-      this.terms.push(term);
-      this.surfaces.push(surface);
-      this.lists.push(new PostingList());
-      this.spelling.add(id, surface);
-      this.trigrams.addTerm(term);
-      if (id === this.dfs.length) this.dfs = grow(this.dfs, new Uint32Array(id * 2));
-    }
+  /** The id of a term text, added with its trigrams when new. */
+  private termId(text: string, surface: string, trigrams: readonly string[]): number {
+    const id = this.dictionary.add(text, surface);
+    if (id === this.lists.length) this.termAdded(id, surface, trigrams);
     return id;
+  }
+
+  private termAdded(id: number, surface: string, trigrams: readonly string[]): void {
+    this.lists.push(new PostingList());
+    this.spelling.add(id, surface);
+    this.trigrams.addTerm(trigrams);
+    if (id === this.dfs.length) this.dfs = grow(this.dfs, new Uint32Array(id * 2));
   }
 
   /** Rewrites posting lists, forward index and dictionary without removed documents and dead terms. */

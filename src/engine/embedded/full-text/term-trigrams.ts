@@ -1,4 +1,3 @@
-import { termTrigrams } from '../../query/analyzer.js';
 import { grow } from './typed-arrays.js';
 
 /**
@@ -15,9 +14,8 @@ export class TermTrigrams {
   private counts = new Int32Array(1024);
   private terms = 0;
 
-  /** Registers the next term (its id is the number of terms registered before it). */
-  addTerm(term: string): void {
-    const trigrams = termTrigrams(term);
+  /** Registers the next term by its trigrams (`termTrigrams`); its id is the number of terms registered before it. */
+  addTerm(trigrams: readonly string[]): void {
     const id = this.terms++;
     if (id + 2 > this.start.length) this.start = grow(this.start, new Uint32Array(this.start.length * 2));
     const start = this.start[id];

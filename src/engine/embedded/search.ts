@@ -69,15 +69,21 @@ export async function search(
   // Labels are never reused, so the filter matches stay valid across the graph search's await.
   const { turn } = context;
   const matches = filter ? await turn(() => context.filterMatches(nsId, filterText, filter)) : undefined;
-  const semanticMatches = vectors
-    ? await semanticCandidates(store, vectors, queryVector!, depth, matches, store.documentCount(nsId), turn)
-    : [];
+  const semanticPart = vectors
+    ? semanticCandidates(store, vectors, queryVector!, depth, matches, store.documentCount(nsId), turn)
+    : Promise.resolve([]);
+  // The full-text side runs here while the worker threads search the vector graphs (the graph
+  // request is on its way once semanticCandidates has started).
+  const textPart = turn(() => {
+    const analyzed = analyzeQuery(query);
+    return { analyzed, textTop: text.search(analyzed, depth, matches) };
+  });
+  const [semanticMatches, { analyzed, textTop }] = await Promise.all([semanticPart, textPart]);
   const wanted = request.reranking ? Math.max(request.topK, RERANK_WINDOW) : request.topK;
   const { window, rows } = await turn(() => {
-    // The graph may still hold versions deleted or replaced since; the full-text index is current.
+    // The graph may still hold versions deleted or replaced since; the full-text index is current,
+    // and a document the full-text side found that was deleted since is skipped when rows are read.
     const semantic = new Map(semanticMatches.filter((m) => text.has(m.label)).map((m) => [m.label, m.score]));
-    const analyzed = analyzeQuery(query);
-    const textTop = text.search(analyzed, depth, matches);
     const textScores = new Map(textTop.map((m) => [m.label, m.score]));
     if (weight < 1) {
       const unscored = [...semantic.keys()].filter((label) => !textScores.has(label));

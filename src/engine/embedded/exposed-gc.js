@@ -17,3 +17,15 @@ export function exposedGc() {
     return undefined;
   }
 }
+
+/** The looked-up function of this thread (null: not looked up yet). */
+let found = null;
+
+/**
+ * Runs one full collection of this thread's heap; does nothing where V8 refuses `gc()`. The flag is
+ * set at the first call, not when this module loads.
+ */
+export function collectGarbage() {
+  if (found === null) found = exposedGc();
+  found?.();
+}

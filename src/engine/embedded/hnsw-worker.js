@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import hnswlib from 'hnswlib-node';
-import { exposedGc } from './exposed-gc.js';
+import { collectGarbage } from './exposed-gc.js';
 
 const MIN_CAPACITY = 1024;
 /** Longest stretch of insertion before incoming searches get their turn. */
@@ -30,8 +30,6 @@ const mainThreadBusy = workerData?.mainThreadBusy ?? new Int32Array(1);
  * allocates nothing that would make V8 collect them (see idle-collection.ts for the main thread).
  */
 const COLLECT_AFTER_VECTORS = 10_000;
-/** V8's gc(), looked up at the first collection (null: not yet). */
-let collectGarbage = null;
 let insertedSinceCollection = 0;
 
 /**
@@ -258,8 +256,7 @@ function indexSlice() {
   if (more) schedule(Atomics.load(mainThreadBusy, 0) === 1 ? SLICE_MS * BUSY_PAUSE_FACTOR : 0);
   else if (insertedSinceCollection >= COLLECT_AFTER_VECTORS) {
     insertedSinceCollection = 0;
-    collectGarbage ??= exposedGc();
-    collectGarbage?.();
+    collectGarbage();
   }
 }
 

@@ -1,4 +1,4 @@
-import { exposedGc } from './exposed-gc.js';
+import { collectGarbage } from './exposed-gc.js';
 
 /** Documents written or moved into vector graphs since the last collection that make one worth it. */
 const MIN_DOCUMENTS = 10_000;
@@ -47,13 +47,5 @@ export class IdleCollection {
   }
 }
 
-let gc: (() => void) | undefined | null = null;
-
-/**
- * The process's one collector (garbage collection is per thread; writes all run on the main one).
- * V8's flag is set at the first collection, not when this module loads.
- */
-export const idleCollection = new IdleCollection(() => {
-  if (gc === null) gc = exposedGc();
-  gc?.();
-});
+/** The process's one collector (garbage collection is per thread; writes all run on the main one). */
+export const idleCollection = new IdleCollection(collectGarbage);

@@ -37,20 +37,22 @@ export class TermDictionary {
   idOf(term: Term, surface: string): number {
     const known = this.known(term);
     if (known !== undefined) return known;
-    const id = this.add(term.text, surface);
+    const id = this.insert(term.text, surface);
     this.remember(term, id);
     return id;
   }
 
   /** The id of a term text, added when new. */
   add(text: string, surface: string): number {
-    let id = this.ids.get(text);
-    if (id === undefined) {
-      id = this.texts.length;
-      this.ids.set(text, id);
-      this.texts.push(text);
-      this.surfaces.push(surface);
-    }
+    return this.ids.get(text) ?? this.insert(text, surface);
+  }
+
+  /** Adds a term known to be new; returns its id. */
+  private insert(text: string, surface: string): number {
+    const id = this.texts.length;
+    this.ids.set(text, id);
+    this.texts.push(text);
+    this.surfaces.push(surface);
     return id;
   }
 

@@ -79,7 +79,7 @@ test('deletes a document only after confirming; Escape cancels and the dialog ke
   await dialog.getByRole('button', { name: 'Delete document' }).click();
   await page.getByRole('status').filter({ hasText: 'Deleted book-3' }).waitFor();
   await page.getByText('Page 1: 20 documents').waitFor();
-  expect(await page.locator('.doc-list .hit-id').allTextContents()).not.toContain('book-3');
+  await expect.poll(() => page.locator('.doc-list .hit-id').allTextContents()).not.toContain('book-3');
   expect(await fetchIds('books', ['book-3'])).toEqual([null]);
   expect(h.pageProblems).toEqual([]);
 });

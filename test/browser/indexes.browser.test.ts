@@ -83,6 +83,7 @@ test("the create form shows the API's errors on their fields, then creates the i
   const created = (await listIndexes()).find((index) => index.name === 'gamma');
   expect(created).toMatchObject({ name: 'gamma', region: 'eu-west-1', type: 'payg' });
   const row = page.locator(`tr[data-index-id="${created.id}"]`);
-  expect(await row.locator('td').allTextContents()).toEqual(['gamma', 'eu-west-1', 'payg', '0', '0']);
+  // The list is fetched again after the create; poll until its row is there.
+  await expect.poll(() => row.locator('td').allTextContents()).toEqual(['gamma', 'eu-west-1', 'payg', '0', '0']);
   expect(h.pageProblems).toEqual([]);
 });

@@ -24,7 +24,7 @@ test('the playground searches a namespace with topK, semantic weight and reranki
   await page.goto(`/console#/indexes/${index.id}/search`);
   const namespace = page.getByLabel('Namespace');
   await namespace.waitFor();
-  expect(await namespace.locator('option').allTextContents()).toEqual(['(default)', 'movies']);
+  await expect.poll(() => namespace.locator('option').allTextContents()).toEqual(['(default)', 'movies']);
   await namespace.selectOption('movies');
   await page.getByLabel('Query').fill('star');
   await page.getByLabel('Results (topK)').fill('2');

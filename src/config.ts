@@ -61,6 +61,8 @@ export interface Config {
   maxOpenIndexes: number;
   /** Worker threads holding vector graphs; each namespace has one graph segment per worker. */
   vectorWorkers?: number;
+  /** Documents per index acknowledged before they are indexed, at most (0: index before acknowledging). */
+  indexingBacklog: number;
   /** HNSW graph parameters (engine defaults when unset). */
   hnsw: { m?: number; efConstruction?: number; efSearch?: number };
   embeddings: EmbeddingsConfig;
@@ -230,6 +232,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
       env.SEARCHPLANE_VECTOR_WORKERS === undefined || env.SEARCHPLANE_VECTOR_WORKERS === ''
         ? undefined
         : int(env.SEARCHPLANE_VECTOR_WORKERS, 'SEARCHPLANE_VECTOR_WORKERS', 1, 1, 64),
+    indexingBacklog: int(env.SEARCHPLANE_INDEXING_BACKLOG, 'SEARCHPLANE_INDEXING_BACKLOG', 100_000, 0, 100_000_000),
     hnsw: {
       m: optionalInt(env.SEARCHPLANE_HNSW_M, 'SEARCHPLANE_HNSW_M', 4, 128),
       efConstruction: optionalInt(env.SEARCHPLANE_HNSW_EF_CONSTRUCTION, 'SEARCHPLANE_HNSW_EF_CONSTRUCTION', 8, 4096),

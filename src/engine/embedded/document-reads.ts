@@ -1,5 +1,6 @@
 import type { DocumentOutput, JsonObject, ReadOptions } from '../contract.js';
 import { type AnalyzedDocument, analyzeFields } from '../query/analyzer.js';
+import { type PreparedDocument, preparedFromStored } from '../query/document-validation.js';
 import { textFields } from '../query/text-tokens.js';
 import type { DocumentStore } from './document-store.js';
 import type { SqlFragment } from './filter-sql.js';
@@ -126,4 +127,13 @@ export function* documentAnalyses(
   for (const row of rows) {
     yield { label: row.label, analysis: analyzeFields(textFields(JSON.parse(row.content) as JsonObject)) };
   }
+}
+
+/** The documents of `labels` that exist, in label order, prepared for indexing (metadata left out). */
+export function documentsByLabels(store: DocumentStore, labels: number[]): { label: number; doc: PreparedDocument }[] {
+  const rows = store.all<{ label: number; id: string; content: string }>(
+    'SELECT label, id, json(content) AS content FROM documents WHERE label IN (SELECT value FROM json_each(?)) ORDER BY label',
+    JSON.stringify(labels),
+  );
+  return rows.map((row) => ({ label: row.label, doc: preparedFromStored(row.id, row.content, null) }));
 }

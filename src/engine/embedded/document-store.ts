@@ -25,6 +25,9 @@ const SCHEMA = `
  */
 export const STATEMENT_CACHE = { maxStatements: 64, maxSqlChars: 512 * 1024 } as const;
 
+/** What SQLite keeps of a document. */
+export type StorableDocument = Pick<PreparedDocument, 'id' | 'content' | 'metadata'>;
+
 /** Outcome of one atomic write: versions that now exist and labels that no longer do. */
 export interface WriteResult {
   added: { label: number; vector: Float32Array; doc: PreparedDocument }[];
@@ -150,16 +153,78 @@ export class DocumentStore {
    */
   write(namespace: string, docs: PreparedDocument[], vectors: Float32Array[], maxVectorCount: number): WriteResult {
     const result: WriteResult = { added: [], removed: [] };
+    this.writeBatch(namespace, maxVectorCount, result.removed, (nsId) => {
+      for (let i = 0; i < docs.length; i++) {
+        const label = this.replace(nsId, docs[i], vectors[i], undefined, result.removed);
+        result.added.push({ label, vector: vectors[i], doc: docs[i] });
+      }
+      return docs.length;
+    });
+    return result;
+  }
+
+  /**
+   * As {@link write}, without vectors: the new versions (labels returned in `added`) wait for
+   * {@link addEmbeddings}; until then {@link unembedded} lists them, also after a restart.
+   */
+  writeUnembedded(
+    namespace: string,
+    docs: StorableDocument[],
+    maxVectorCount: number,
+  ): { added: number[]; removed: number[] } {
+    const result = { added: [] as number[], removed: [] as number[] };
+    this.writeBatch(namespace, maxVectorCount, result.removed, (nsId) => {
+      for (const doc of docs) result.added.push(this.replace(nsId, doc, undefined, undefined, result.removed));
+      return docs.length;
+    });
+    return result;
+  }
+
+  /**
+   * Stores the vectors of documents written by {@link writeUnembedded}, in one transaction; per
+   * entry, whether it was stored (false when that version was replaced or deleted meanwhile, or
+   * already has its vector).
+   */
+  addEmbeddings(entries: { label: number; vector: Float32Array }[]): boolean[] {
+    const insert = this.statement(
+      'INSERT OR IGNORE INTO embeddings (label, vector) SELECT ?, ? WHERE EXISTS (SELECT 1 FROM documents WHERE label = ?)',
+    );
+    return this.db.transaction(() =>
+      entries.map(({ label, vector }) => insert.run(label, vectorToBlob(vector), label).changes === 1),
+    )();
+  }
+
+  /** Documents without a vector (see {@link writeUnembedded}), by namespace id, in label order. */
+  unembedded(): Map<number, number[]> {
+    const byNamespace = new Map<number, number[]>();
+    const rows = this.all<{ ns: number; label: number }>(
+      'SELECT ns, label FROM documents d WHERE NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.label = d.label) ORDER BY label',
+    );
+    for (const { ns, label } of rows) {
+      const labels = byNamespace.get(ns);
+      if (labels) labels.push(label);
+      else byNamespace.set(ns, [label]);
+    }
+    return byNamespace;
+  }
+
+  /** One write transaction: creates the namespace on first use, checks the vector limit, updates the count. */
+  private writeBatch(
+    namespace: string,
+    maxVectorCount: number,
+    removed: number[],
+    body: (nsId: number) => number,
+  ): void {
     const totalBefore = this.totalCount();
+    let added = 0;
     const nsId = this.db.transaction(() => {
       const id = this.ensureNamespace(namespace);
-      for (let i = 0; i < docs.length; i++) this.replace(id, docs[i], vectors[i], undefined, result);
-      checkVectorLimit(maxVectorCount, totalBefore, totalBefore + result.added.length - result.removed.length);
+      added = body(id);
+      checkVectorLimit(maxVectorCount, totalBefore, totalBefore + added - removed.length);
       return id;
     })();
     this.namespaceIds.set(namespace, nsId);
-    this.counts.set(nsId, this.documentCount(nsId) + result.added.length - result.removed.length);
-    return result;
+    this.counts.set(nsId, this.documentCount(nsId) + added - removed.length);
   }
 
   /**
@@ -187,7 +252,9 @@ export class DocumentStore {
             change.doc.id,
           ) as { label: number } | undefined;
           if (current && current.label >= change.label) continue;
-          this.replace(nsId, change.doc, change.vector, change.label, effects(nsId));
+          const effect = effects(nsId);
+          const label = this.replace(nsId, change.doc, change.vector, change.label, effect.removed);
+          effect.added.push({ label, vector: change.vector, doc: change.doc });
         } else if (change.kind === 'namespace') {
           this.ensureNamespace(change.namespace);
         } else {
@@ -257,27 +324,32 @@ export class DocumentStore {
     return (this.statement('SELECT id FROM namespaces WHERE name = ?').get(name) as { id: number } | undefined)?.id;
   }
 
-  /** Replaces the document (namespace, id) by a new version (label given, or the next rowid). */
+  /**
+   * Replaces the document (namespace, id) by a new version (label given, or the next rowid), with
+   * its vector when given; returns the new label and appends the replaced one to `removed`.
+   */
   private replace(
     nsId: number,
-    doc: PreparedDocument,
-    vector: Float32Array,
+    doc: StorableDocument,
+    vector: Float32Array | undefined,
     label: number | undefined,
-    result: WriteResult,
-  ): void {
+    removed: number[],
+  ): number {
     const old = this.statement('DELETE FROM documents WHERE ns = ? AND id = ? RETURNING label').get(nsId, doc.id) as
       | { label: number }
       | undefined;
     if (old) {
       this.removeIndexEntries([old.label]);
-      result.removed.push(old.label);
+      removed.push(old.label);
     }
     const inserted = this.statement(
       'INSERT INTO documents (label, ns, id, content, metadata) VALUES (?, ?, ?, jsonb(?), jsonb(?))',
     ).run(label ?? null, nsId, doc.id, doc.content, doc.metadata);
     const newLabel = Number(inserted.lastInsertRowid);
-    this.statement('INSERT INTO embeddings (label, vector) VALUES (?, ?)').run(newLabel, vectorToBlob(vector));
-    result.added.push({ label: newLabel, vector, doc });
+    if (vector) {
+      this.statement('INSERT INTO embeddings (label, vector) VALUES (?, ?)').run(newLabel, vectorToBlob(vector));
+    }
+    return newLabel;
   }
 
   private clearRows(nsId: number, drop: boolean): void {

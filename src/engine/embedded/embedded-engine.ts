@@ -49,10 +49,18 @@ export interface EmbeddedEngineOptions {
    * once. Changing it rebuilds the graphs from SQLite (their files are per segmentation).
    */
   vectorWorkers?: number;
+  /**
+   * Documents per index that may be acknowledged before they are embedded and indexed (default
+   * 100,000; see indexing-backlog.ts): while that many wait, writes are indexed before they are
+   * acknowledged, as with 0 always. Only with an in-process (builtin) embedder; writes that
+   * need a remote embedder are always embedded first.
+   */
+  indexingBacklog?: number;
 }
 
 const silentLogger: EngineLogger = { info() {}, warn() {}, error() {} };
 export const DEFAULT_MAX_OPEN_INDEXES = 64;
+export const DEFAULT_INDEXING_BACKLOG = 100_000;
 
 function defaultVectorWorkers(): number {
   return Math.max(1, Math.min(4, availableParallelism()));
@@ -93,6 +101,7 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): EmbeddedEn
       efSearch: options.hnsw?.efSearch ?? 384,
     },
     indexingBatchSize: options.indexingBatchSize ?? 64,
+    indexingBacklog: options.indexingBacklog ?? DEFAULT_INDEXING_BACKLOG,
     persistIntervalMs: options.persistIntervalMs ?? 30_000,
     onEmbed: options.onEmbed,
     turns: new CpuTurns(),

@@ -1,4 +1,3 @@
-import { rm } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { AppError } from '../../errors.js';
 import type {
@@ -27,25 +26,22 @@ import {
   decodeCursor,
   encodeCursor,
 } from '../query/request-checks.js';
-import { documentAnalyses, fetchByIds, idPrefixCondition, listDocuments, vectorsByLabels } from './document-reads.js';
+import { documentsByLabels, fetchByIds, idPrefixCondition, listDocuments, vectorsByLabels } from './document-reads.js';
 import { DocumentStore, type StoreChange, type WriteResult } from './document-store.js';
 import { FilterMatches } from './filter-matches.js';
 import { compileFilter, type SqlFragment } from './filter-sql.js';
-import { FullTextIndex } from './full-text/full-text-index.js';
-import { readFullTextSnapshot, writeFullTextSnapshot } from './full-text/full-text-snapshot.js';
+import { NamespaceTexts } from './full-text/namespace-texts.js';
 import type { HnswWorker } from './hnsw-worker-client.js';
 import { idleCollection } from './idle-collection.js';
 import { IndexEmbedder } from './index-embedder.js';
-import { databaseFile, folderSize, fullTextFile, vectorFile } from './index-files.js';
+import { databaseFile, folderSize, vectorFile } from './index-files.js';
+import { IndexingBacklog } from './indexing-backlog.js';
 import type { HnswSettings } from './namespace-vectors.js';
 import { type SearchContext, search } from './search.js';
 import { removeVectorFiles, SegmentedVectors } from './segmented-vectors.js';
 
-/**
- * Namespaces smaller than this get no full-text snapshot file: rebuilding them from SQLite takes
- * well under a second.
- */
-const SNAPSHOT_MIN_DOCUMENTS = 5000;
+/** Documents per backlog batch when unindexed writes are found at open (the size of a large write). */
+const RECOVERY_BATCH = 1000;
 
 /** Everything an index shares with the engine that opened it. */
 export interface IndexSettings {
@@ -57,6 +53,8 @@ export interface IndexSettings {
   /** The engine's HNSW worker threads; each namespace keeps one graph segment in each. */
   hnswWorkers: HnswWorker[];
   indexingBatchSize: number;
+  /** Documents acknowledged before they are indexed, at most (see {@link IndexingBacklog}); 0: none. */
+  indexingBacklog: number;
   persistIntervalMs: number;
   onEmbed?: (seconds: number, texts: number) => void;
   /** The engine's turns for CPU-heavy search sections (one main thread for every index). */
@@ -67,20 +65,21 @@ export interface IndexSettings {
  * One search index on this node: a SQLite file plus one HNSW file per namespace in `dir`. It is
  * the whole index in embedded mode, and the local, disposable materialization of an index whose
  * system of record is PostgreSQL (fed through {@link apply}). Writes commit to SQLite and return;
- * the engine's HNSW worker thread moves new vectors into the graphs (batches of
- * `indexingBatchSize`), and dirty graphs are written every `persistIntervalMs` and on close.
+ * with an in-process embedder they are embedded and indexed by the {@link IndexingBacklog} before
+ * the next search, otherwise before they commit. The engine's HNSW worker threads move new vectors
+ * into the graphs (batches of `indexingBatchSize`), and dirty graphs are written every
+ * `persistIntervalMs` and on close.
  */
 export class EmbeddedIndex implements IndexEngine {
   private readonly store: DocumentStore;
   private readonly vectors = new Map<number, SegmentedVectors>();
-  /** Full-text indexes of the namespaces searched so far (built from SQLite on first use). */
-  private readonly texts = new Map<number, FullTextIndex>();
-  /** Namespaces whose full-text index changed since its snapshot file was written (or read). */
-  private readonly textsChanged = new Set<number>();
+  /** Full-text indexes of the namespaces searched or written so far. */
+  private readonly texts: NamespaceTexts;
   private readonly filterMatches: FilterMatches;
   private readonly searchContext: SearchContext;
   private readonly persistTimer: NodeJS.Timeout;
   private readonly embedder: IndexEmbedder;
+  private readonly backlog: IndexingBacklog;
   private closing: Promise<void> | undefined;
 
   constructor(
@@ -96,18 +95,32 @@ export class EmbeddedIndex implements IndexEngine {
       this.store.close();
       throw error;
     }
+    this.texts = new NamespaceTexts(folder, this.store, settings.logger);
     this.filterMatches = new FilterMatches(this.store);
+    this.backlog = new IndexingBacklog(
+      (nsId, labels) => this.indexWritten(nsId, labels),
+      (error, nsId, labels) =>
+        settings.logger.error(
+          { err: error, folder, namespaceId: nsId, documents: labels.length },
+          'indexing written documents failed; they are indexed again when the index is next opened',
+        ),
+    );
+    // Writes acknowledged before a crash or a stop, not yet embedded then.
+    for (const [nsId, labels] of this.store.unembedded()) {
+      for (let i = 0; i < labels.length; i += RECOVERY_BATCH)
+        this.backlog.push(nsId, labels.slice(i, i + RECOVERY_BATCH));
+    }
     this.searchContext = {
       store: this.store,
       reranker: settings.reranker,
       enricher: settings.enricher,
-      embedQuery: (nsId, query) => this.embedder.embedQuery(query, this.textOf(nsId)),
+      embedQuery: (nsId, query) => this.embedder.embedQuery(query, this.texts.of(nsId)),
       vectors: async (nsId) => {
         const vectors = this.vectorsOf(nsId);
         await vectors.load();
         return vectors;
       },
-      text: (nsId) => this.textOf(nsId),
+      text: (nsId) => this.texts.of(nsId),
       filterMatches: (nsId, source, filter) => this.filterMatches.get(nsId, source, filter),
       turn: (section) => settings.turns.run(section),
     };
@@ -124,16 +137,40 @@ export class EmbeddedIndex implements IndexEngine {
     }
     const prepared = prepareDocuments(docs);
     if (prepared.length === 0) return;
+    if (this.embedder.inProcess && this.backlog.count() < this.settings.indexingBacklog) {
+      // Acknowledged once durable; embedded and indexed by the backlog, before the next search.
+      const { added, removed } = this.store.writeUnembedded(namespace, prepared, options.maxVectorCount);
+      const nsId = this.store.namespaceId(namespace)!;
+      this.changed(nsId, { added: [], removed });
+      this.backlog.push(nsId, added);
+      return;
+    }
+    // Embedded and indexed first: a remote embedder can fail, and then nothing is stored; and past
+    // the backlog's limit, so that it stops growing (versions are independent: the backlog skips
+    // those replaced meanwhile, and replaced ones leave the indexes when their write commits).
     const embeddings = await this.embedDocuments(namespace, prepared);
     this.assertOpen();
     const result = this.store.write(namespace, prepared, embeddings, options.maxVectorCount);
     this.changed(this.store.namespaceId(namespace)!, result);
   }
 
+  /** Embeds and indexes written documents (those of `labels` that were not replaced or deleted since). */
+  private async indexWritten(nsId: number, labels: number[]): Promise<void> {
+    const entries = documentsByLabels(this.store, labels);
+    if (entries.length === 0) return;
+    const vectors = await this.embedder.embedDocuments(
+      entries.map((entry) => entry.doc),
+      this.texts.of(nsId),
+    );
+    const stored = this.store.addEmbeddings(entries.map((entry, i) => ({ label: entry.label, vector: vectors[i] })));
+    const added = entries.flatMap((entry, i) => (stored[i] ? [{ ...entry, vector: vectors[i] }] : []));
+    this.changed(nsId, { added, removed: [] });
+  }
+
   /** Vectors of documents about to be written to `namespace` (normalized, dimensions checked). */
   embedDocuments(namespace: string, docs: PreparedDocument[]): Promise<Float32Array[]> {
     const nsId = this.store.namespaceId(namespace);
-    return this.embedder.embedDocuments(docs, nsId === undefined ? undefined : this.textOf(nsId));
+    return this.embedder.embedDocuments(docs, nsId === undefined ? undefined : this.texts.of(nsId));
   }
 
   /** The model the index's vectors come from, as recorded with them. */
@@ -142,6 +179,8 @@ export class EmbeddedIndex implements IndexEngine {
   }
 
   async search(namespace: string, request: SearchRequest): Promise<SearchOutcome> {
+    this.assertOpen();
+    await this.backlog.settled();
     this.assertOpen();
     return search(this.searchContext, namespace, request);
   }
@@ -247,7 +286,7 @@ export class EmbeddedIndex implements IndexEngine {
     for (const [name, nsId] of this.store.namespaces()) {
       const count = this.store.documentCount(nsId);
       // Loading reconciles the graph with SQLite, so vectors missing from its file count as pending.
-      const pending = count > 0 ? (await this.searchContext.vectors(nsId)).pendingCount : 0;
+      const pending = count > 0 ? (await this.searchContext.vectors(nsId)).pendingCount + this.backlog.count(nsId) : 0;
       namespaces[name] = { vectorCount: count, pendingVectorCount: pending };
       vectorCount += count;
       pendingVectorCount += pending;
@@ -257,7 +296,7 @@ export class EmbeddedIndex implements IndexEngine {
 
   /** Documents and vectors not yet in a graph, without touching disk. */
   counts(): { documents: number; pendingVectors: number } {
-    let pendingVectors = 0;
+    let pendingVectors = this.backlog.count();
     for (const vectors of this.vectors.values()) pendingVectors += vectors.pendingCount;
     return { documents: this.store.totalCount(), pendingVectors };
   }
@@ -271,11 +310,10 @@ export class EmbeddedIndex implements IndexEngine {
   close(): Promise<void> {
     this.closing ??= (async () => {
       clearInterval(this.persistTimer);
+      // What is left of the backlog is found again in SQLite at the next open.
+      await this.backlog.close();
       // dispose(false) writes the graph; failures are logged there, so closing always completes.
-      await Promise.all([
-        ...[...this.vectors.values()].map((vectors) => vectors.dispose(false)),
-        ...[...this.textsChanged].map((nsId) => this.writeTextSnapshot(nsId)),
-      ]);
+      await Promise.all([...[...this.vectors.values()].map((vectors) => vectors.dispose(false)), this.texts.persist()]);
       this.store.close();
     })();
     return this.closing;
@@ -309,51 +347,9 @@ export class EmbeddedIndex implements IndexEngine {
     return vectors;
   }
 
-  /**
-   * The namespace's full-text index, kept current with every write once built. Built on first use
-   * from its snapshot file reconciled with SQLite (documents written since are added, documents
-   * deleted since are removed), or from SQLite alone when there is no usable snapshot.
-   */
-  private textOf(nsId: number): FullTextIndex {
-    let text = this.texts.get(nsId);
-    if (text) return text;
-    const state = readFullTextSnapshot(fullTextFile(this.folder, nsId));
-    text = state ? FullTextIndex.fromState(state) : new FullTextIndex();
-    const indexed = text.labelSet();
-    const missing: number[] = [];
-    for (const label of this.store.labels('SELECT label FROM documents WHERE ns = ?', nsId)) {
-      if (!indexed.delete(label)) missing.push(label);
-    }
-    for (const label of indexed) text.remove(label); // deleted after the snapshot was written
-    for (const { label, analysis } of documentAnalyses(this.store, nsId, state ? missing : undefined)) {
-      text.add(label, analysis);
-    }
-    this.texts.set(nsId, text);
-    if (!state || missing.length > 0 || indexed.size > 0) this.textsChanged.add(nsId);
-    return text;
-  }
-
-  /** Writes the namespace's full-text snapshot, when it is worth one; failures only cost a rebuild. */
-  private async writeTextSnapshot(nsId: number): Promise<void> {
-    const text = this.texts.get(nsId);
-    this.textsChanged.delete(nsId);
-    if (!text || text.size < SNAPSHOT_MIN_DOCUMENTS) return;
-    const file = fullTextFile(this.folder, nsId);
-    try {
-      await writeFullTextSnapshot(file, text.toState());
-    } catch (error) {
-      this.settings.logger.warn({ err: error, file }, 'writing the full-text snapshot failed; it will be rebuilt');
-    }
-  }
-
   private changed(nsId: number, { added, removed }: WriteResult): void {
     idleCollection.note(added.length + removed.length);
-    const text = this.texts.get(nsId);
-    if (text) {
-      for (const label of removed) text.remove(label);
-      for (const { label, doc } of added) text.add(label, doc.analysis);
-      this.textsChanged.add(nsId);
-    }
+    this.texts.update(nsId, added, removed);
     this.filterMatches.changed(
       nsId,
       added.map((entry) => entry.label),
@@ -363,9 +359,7 @@ export class EmbeddedIndex implements IndexEngine {
   }
 
   private async discardVectors(nsId: number): Promise<void> {
-    this.texts.delete(nsId);
-    this.textsChanged.delete(nsId);
-    await rm(fullTextFile(this.folder, nsId), { force: true });
+    await this.texts.forget(nsId);
     this.filterMatches.forget(nsId);
     const vectors = this.vectors.get(nsId);
     this.vectors.delete(nsId);

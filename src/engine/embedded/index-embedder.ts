@@ -51,6 +51,14 @@ export class IndexEmbedder {
     return this.embedder.name;
   }
 
+  /**
+   * Whether embedding is computation in this process that cannot fail for valid documents (the
+   * lexical builtin embedders), so that a write can be acknowledged before its vectors exist.
+   */
+  get inProcess(): boolean {
+    return this.embedder.embedTerms !== undefined;
+  }
+
   /** Vector size of the index; undefined until the first embedding when the embedder learns it. */
   get vectorDimensions(): number | undefined {
     return this.dimensions;

@@ -69,14 +69,7 @@ function prepareDocument(doc: Partial<DocumentInput> | null, position: number): 
       `metadata is ${metadataBytes} bytes; the limit is ${DOCUMENT_LIMITS.metadataMaxBytes}`,
     );
   }
-  return {
-    id,
-    content: JSON.stringify(content),
-    metadata: metadataJson,
-    fields,
-    text,
-    analysis: analyzeFields(fields),
-  };
+  return preparedDocument(id, JSON.stringify(content), metadataJson, fields, text);
 }
 
 function isPlainObject(value: unknown): value is JsonObject {
@@ -112,13 +105,27 @@ export function checkVectorLimit(maxVectorCount: number, before: number, after: 
  */
 export function preparedFromStored(id: string, content: string, metadata: string | null): PreparedDocument {
   const fields = textFields(JSON.parse(content) as JsonObject);
+  return preparedDocument(id, content, metadata, fields, fields.join(FIELD_SEPARATOR));
+}
+
+/**
+ * The analysis is made on first use: a write whose indexing is deferred (embedded-index.ts) stores
+ * the document without it, and the backlog reads the document back to analyse it.
+ */
+function preparedDocument(
+  id: string,
+  content: string,
+  metadata: string | null,
+  fields: string[],
+  text: string,
+): PreparedDocument {
   let analysis: AnalyzedDocument | undefined;
   return {
     id,
     content,
     metadata,
     fields,
-    text: fields.join(FIELD_SEPARATOR),
+    text,
     get analysis() {
       analysis ??= analyzeFields(fields);
       return analysis;

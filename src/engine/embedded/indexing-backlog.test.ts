@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { IndexingBacklog } from './indexing-backlog.js';
+
+/** A backlog whose indexing records what it was given, optionally failing or waiting per batch. */
+function recording(options: { failOn?: number; gate?: Promise<void> } = {}) {
+  const indexed: [number, number[]][] = [];
+  const errors: number[][] = [];
+  const backlog = new IndexingBacklog(
+    async (nsId, labels) => {
+      await options.gate;
+      if (labels.includes(options.failOn ?? -1)) throw new Error('disk full');
+      indexed.push([nsId, labels]);
+    },
+    (_error, _nsId, labels) => errors.push(labels),
+  );
+  return { backlog, indexed, errors };
+}
+
+describe('IndexingBacklog', () => {
+  it('indexes batches after the current turn, in the order they were pushed, and counts what waits', async () => {
+    const { backlog, indexed } = recording();
+    backlog.push(1, [1, 2]);
+    backlog.push(2, [3]);
+    backlog.push(1, [4]);
+    backlog.push(1, []); // nothing to do
+    // Acknowledged writes are indexed later, never in the call that pushed them.
+    expect(indexed).toEqual([]);
+    expect([backlog.count(), backlog.count(1), backlog.count(2), backlog.count(3)]).toEqual([4, 3, 1, 0]);
+    await backlog.settled();
+    expect(indexed).toEqual([
+      [1, [1, 2]],
+      [2, [3]],
+      [1, [4]],
+    ]);
+    expect([backlog.count(), backlog.count(1)]).toEqual([0, 0]);
+  });
+
+  it('settled() waits for what was pushed before it, not for writes that keep coming meanwhile', async () => {
+    const { backlog, indexed } = recording();
+    backlog.push(1, [1]);
+    backlog.push(1, [2]);
+    const settled = backlog.settled();
+    // A steady stream of writes while the search waits: each turn pushes one more batch.
+    let writing = true;
+    let label = 3;
+    const writer = (async () => {
+      while (writing) {
+        backlog.push(1, [label++]);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    await settled;
+    writing = false;
+    await writer;
+    expect(indexed.slice(0, 2).map(([, labels]) => labels)).toEqual([[1], [2]]);
+    await backlog.settled();
+    expect(indexed.map(([, labels]) => labels[0])).toEqual(Array.from({ length: label - 1 }, (_, i) => i + 1));
+    expect(backlog.count()).toBe(0);
+  });
+
+  it('drops a batch whose indexing fails, reports it, and goes on with the next', async () => {
+    const { backlog, indexed, errors } = recording({ failOn: 2 });
+    backlog.push(1, [1]);
+    backlog.push(1, [2, 3]);
+    backlog.push(1, [4]);
+    await backlog.settled();
+    expect(indexed.map(([, labels]) => labels)).toEqual([[1], [4]]);
+    expect(errors).toEqual([[2, 3]]);
+    expect(backlog.count()).toBe(0);
+  });
+
+  it('close() waits for the batch being indexed, then takes no more', async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const { backlog, indexed } = recording({ gate });
+    backlog.push(1, [1]);
+    backlog.push(1, [2]);
+    await new Promise((resolve) => setTimeout(resolve, 5)); // the first batch has started, held by the gate
+    let closed = false;
+    const closing = backlog.close().then(() => {
+      closed = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(closed).toBe(false);
+    open();
+    await closing;
+    expect(indexed.map(([, labels]) => labels)).toEqual([[1]]);
+    // What is left stays counted (it is indexed at the next open), and nothing new is taken.
+    backlog.push(1, [3]);
+    expect(backlog.count()).toBe(1);
+    await backlog.settled(); // returns at once once closed
+  });
+});

@@ -1,0 +1,127 @@
+/** The main thread's share that indexing takes while writes keep arriving. */
+const WRITE_LOAD_SHARE = 1 / 3;
+
+/** One write's new document versions, to be embedded and indexed. */
+interface Batch {
+  nsId: number;
+  labels: number[];
+}
+
+/**
+ * Documents that are committed to SQLite but not yet embedded and indexed, in commit order. A
+ * write is acknowledged once it is durable; its analysis, embedding, full-text and vector indexing
+ * happen here, one write at a time, between the requests that keep arriving: while writes come in,
+ * indexing takes a third of the main thread, so a burst is acknowledged at close to the speed of
+ * SQLite. A search waits for {@link settled} first, so it sees every write acknowledged before it.
+ *
+ * Only labels are held: the documents are read back from SQLite, so the backlog costs little
+ * memory, and after a crash the same documents are found again in SQLite (those without a vector)
+ * and indexed the same way.
+ */
+export class IndexingBacklog {
+  private readonly batches: Batch[] = [];
+  private readonly counts = new Map<number, number>();
+  private total = 0;
+  /** Batches pushed, and batches done (indexed or dropped), since the start. */
+  private pushed = 0;
+  private done = 0;
+  private running = false;
+  /** Callers of {@link settled}: while there are any, batches run without pausing for writes. */
+  private waiting = 0;
+  private readonly afterBatch: (() => void)[] = [];
+  private closed = false;
+  /** Whether a write came in since the last pause between batches. */
+  private written = false;
+
+  constructor(
+    /** Embeds and indexes those of `labels` that still exist (some may be replaced or deleted since). */
+    private readonly index: (nsId: number, labels: number[]) => Promise<void>,
+    /** A batch that failed is dropped here (its documents are indexed again at the next open). */
+    private readonly onError: (error: unknown, nsId: number, labels: number[]) => void,
+  ) {}
+
+  push(nsId: number, labels: number[]): void {
+    if (labels.length === 0 || this.closed) return;
+    this.batches.push({ nsId, labels });
+    this.counts.set(nsId, (this.counts.get(nsId) ?? 0) + labels.length);
+    this.total += labels.length;
+    this.pushed++;
+    this.written = true;
+    if (!this.running) void this.run();
+  }
+
+  /** Documents waiting, in one namespace or in all. */
+  count(nsId?: number): number {
+    return nsId === undefined ? this.total : (this.counts.get(nsId) ?? 0);
+  }
+
+  /**
+   * Resolves once everything pushed before the call is indexed (or the backlog is closed); writes
+   * that come in meanwhile are accepted, and not waited for.
+   */
+  async settled(): Promise<void> {
+    const target = this.pushed;
+    if (this.done >= target || this.closed) return;
+    this.waiting++;
+    try {
+      while (this.done < target && !this.closed) {
+        await new Promise<void>((resolve) => this.afterBatch.push(resolve));
+      }
+    } finally {
+      this.waiting--;
+    }
+  }
+
+  /** Stops taking batches; resolves when the one being indexed (if any) is done. */
+  async close(): Promise<void> {
+    this.closed = true;
+    while (this.running) await new Promise<void>((resolve) => this.afterBatch.push(resolve));
+  }
+
+  private async run(): Promise<void> {
+    this.running = true;
+    let lastMs = 0;
+    try {
+      while (this.batches.length > 0 && !this.closed) {
+        await this.pause(lastMs);
+        if (this.closed) break;
+        const batch = this.batches[0];
+        const started = performance.now();
+        try {
+          await this.index(batch.nsId, batch.labels);
+        } catch (error) {
+          this.onError(error, batch.nsId, batch.labels);
+        }
+        lastMs = performance.now() - started;
+        this.batches.shift();
+        this.done++;
+        this.total -= batch.labels.length;
+        const left = (this.counts.get(batch.nsId) ?? 0) - batch.labels.length;
+        if (left > 0) this.counts.set(batch.nsId, left);
+        else this.counts.delete(batch.nsId);
+        this.wake();
+      }
+    } finally {
+      this.running = false;
+      this.wake();
+    }
+  }
+
+  private wake(): void {
+    for (const resolve of this.afterBatch.splice(0)) resolve();
+  }
+
+  /**
+   * Lets pending I/O run before the next batch: while writes keep coming, a pause that leaves them
+   * the rest of the thread ({@link WRITE_LOAD_SHARE}), unless a search waits; otherwise just one
+   * turn of the event loop.
+   */
+  private pause(lastMs: number): Promise<void> {
+    const writing = this.written;
+    this.written = false;
+    // A turn of the event loop even when a search waits: other requests go on meanwhile.
+    if (!writing || this.waiting > 0) return new Promise((resolve) => setImmediate(resolve));
+    const pauseMs = (lastMs * (1 - WRITE_LOAD_SHARE)) / WRITE_LOAD_SHARE;
+    return new Promise((resolve) => setTimeout(resolve, pauseMs));
+  }
+}

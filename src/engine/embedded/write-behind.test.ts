@@ -1,0 +1,163 @@
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { DocumentInput, SearchEngine } from '../contract.js';
+import { createBuiltinEmbedder } from '../providers/builtin-embedder.js';
+import type { Embedder } from '../providers/provider-types.js';
+import { indexed, NO_LIMIT, searchRequest, tempDir, testEngine } from '../test-fixtures.js';
+import { DocumentStore } from './document-store.js';
+import { databaseFile, indexFolder } from './index-files.js';
+
+/** The builtin embedder, counting the documents it embeds. */
+function countingEmbedder(): Embedder & { documents: number } {
+  const builtin = createBuiltinEmbedder();
+  const counting = {
+    name: builtin.name,
+    dimensions: builtin.dimensions,
+    documents: 0,
+    embed: builtin.embed.bind(builtin),
+    embedTerms: (
+      docs: Parameters<NonNullable<Embedder['embedTerms']>>[0],
+      stats?: Parameters<Embedder['embed']>[1],
+    ) => {
+      counting.documents += docs.length;
+      return builtin.embedTerms!(docs, stats);
+    },
+  };
+  return counting;
+}
+
+function docs(from: number, count: number, word: string): DocumentInput[] {
+  return Array.from({ length: count }, (_, i) => ({
+    id: `d${from + i}`,
+    content: { text: `${word} number ${from + i}` },
+  }));
+}
+
+/** Rows of the index's SQLite file: documents, and documents with their vector. */
+function storedCounts(dataDir: string): { documents: number; embeddings: number } {
+  const db = new Database(databaseFile(indexFolder(dataDir, 'idx')), { readonly: true });
+  try {
+    const count = (sql: string) => (db.prepare(sql).pluck(true).get() as number) ?? 0;
+    return {
+      documents: count('SELECT count(*) FROM documents'),
+      embeddings: count('SELECT count(*) FROM embeddings'),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+describe('writes acknowledged before they are indexed (in-process embedder)', () => {
+  let temp: ReturnType<typeof tempDir>;
+  let engine: SearchEngine;
+  let embedder: ReturnType<typeof countingEmbedder>;
+
+  beforeEach(() => {
+    temp = tempDir();
+    embedder = countingEmbedder();
+  });
+  afterEach(async () => {
+    await engine.close();
+    temp.remove();
+  });
+
+  it('acknowledges a write once stored, and the next search sees it, by full text and by vector', async () => {
+    engine = testEngine(temp.dir, { embedder });
+    const index = await engine.open('idx');
+    await index.upsert('', docs(0, 50, 'walrus'), NO_LIMIT);
+    await index.upsert('', docs(50, 50, 'narwhal'), NO_LIMIT);
+    expect(embedder.documents).toBe(0); // stored, not yet embedded
+    expect((await index.fetch('', { ids: ['d7'] }, { includeData: true, includeMetadata: false }))[0]?.id).toBe('d7');
+
+    const byText = await index.search('', searchRequest('narwhal', { topK: 100, semanticWeight: 0 }));
+    expect(byText.hits.map((hit) => hit.id).sort()).toEqual(
+      docs(50, 50, '')
+        .map((doc) => doc.id)
+        .sort(),
+    );
+    const byVector = await index.search('', searchRequest('walrus number 3', { topK: 1, semanticWeight: 1 }));
+    expect(byVector.hits[0].id).toBe('d3');
+    expect(embedder.documents).toBe(100);
+    await indexed(index);
+    expect((await index.info()).vectorCount).toBe(100);
+  });
+
+  it('never indexes a version replaced or deleted while it waited, and leaves no vector behind', async () => {
+    engine = testEngine(temp.dir, { embedder });
+    const index = await engine.open('idx');
+    await index.upsert(
+      '',
+      [
+        { id: 'a', content: { text: 'apple' } },
+        { id: 'b', content: { text: 'cherry' } },
+      ],
+      NO_LIMIT,
+    );
+    await index.upsert('', [{ id: 'a', content: { text: 'banana' } }], NO_LIMIT);
+    expect(await index.delete('', { ids: ['b'] })).toBe(1);
+    expect(embedder.documents).toBe(0);
+
+    for (const [query, expected] of [
+      ['apple', []],
+      ['cherry', []],
+      ['banana', ['a']],
+    ] as const) {
+      const hits = (await index.search('', searchRequest(query, { topK: 10, semanticWeight: 0 }))).hits;
+      expect(hits.map((hit) => hit.id)).toEqual(expected);
+    }
+    expect(embedder.documents).toBe(1); // only the live version of a
+    await indexed(index);
+    await engine.close();
+    expect(storedCounts(temp.dir)).toEqual({ documents: 1, embeddings: 1 });
+  });
+
+  it('indexes at the next open the writes acknowledged before a stop', async () => {
+    engine = testEngine(temp.dir, { embedder });
+    let index = await engine.open('idx');
+    await index.upsert('', docs(0, 10, 'walrus'), NO_LIMIT);
+    await indexed(index);
+    await engine.close();
+    // As a crash right after acknowledging leaves them: stored without vectors.
+    const store = new DocumentStore(databaseFile(indexFolder(temp.dir, 'idx')));
+    const pending = docs(10, 30, 'narwhal').map((doc) => ({
+      id: doc.id,
+      content: JSON.stringify(doc.content),
+      metadata: null,
+    }));
+    expect(store.writeUnembedded('', pending, -1).added).toHaveLength(30);
+    store.close();
+    expect(storedCounts(temp.dir)).toEqual({ documents: 40, embeddings: 10 });
+
+    engine = testEngine(temp.dir, { embedder: countingEmbedder() });
+    index = await engine.open('idx');
+    const hits = (await index.search('', searchRequest('narwhal number 12', { topK: 1, semanticWeight: 1 }))).hits;
+    expect(hits.map((hit) => hit.id)).toEqual(['d12']);
+    const query = searchRequest('narwhal number 12', { topK: 100, semanticWeight: 0 });
+    const text = await index.search('', query);
+    expect(text.hits).toHaveLength(40); // "number" is in every document
+    await indexed(index);
+    await engine.close();
+    expect(storedCounts(temp.dir)).toEqual({ documents: 40, embeddings: 40 });
+
+    // Full-text statistics as if built from SQLite in one go (nothing counted twice): same scores.
+    engine = testEngine(temp.dir);
+    const rebuilt = await (await engine.open('idx')).search('', query);
+    expect(rebuilt.hits.map((hit) => [hit.id, hit.score])).toEqual(text.hits.map((hit) => [hit.id, hit.score]));
+  });
+
+  it('embeds before acknowledging once the backlog is at its limit, and always with a limit of 0', async () => {
+    engine = testEngine(temp.dir, { embedder, indexingBacklog: 100 });
+    const index = await engine.open('idx');
+    await index.upsert('', docs(0, 150, 'walrus'), NO_LIMIT); // below the limit when written
+    expect(embedder.documents).toBe(0);
+    await index.upsert('', docs(150, 10, 'narwhal'), NO_LIMIT); // 150 waiting: embedded first
+    expect(embedder.documents).toBe(10);
+    expect((await index.search('', searchRequest('walrus', { topK: 200, semanticWeight: 0 }))).hits).toHaveLength(150);
+    await engine.close();
+
+    const synchronous = countingEmbedder();
+    engine = testEngine(temp.dir, { embedder: synchronous, indexingBacklog: 0 });
+    await (await engine.open('idx')).upsert('', docs(0, 5, 'seal'), NO_LIMIT);
+    expect(synchronous.documents).toBe(5);
+  });
+});

@@ -60,6 +60,8 @@ export class DocumentStore {
   private statementChars = 0;
   private readonly namespaceIds = new Map<string, number>();
   private readonly counts = new Map<number, number>();
+  /** Meta key `unembedded`: documents may be stored without their vector (see {@link unembedded}). */
+  private mayHaveUnembedded = false;
 
   constructor(file: string) {
     this.db = new Database(file);
@@ -72,6 +74,7 @@ export class DocumentStore {
     this.db.exec(SCHEMA);
     this.dropLegacyFullText();
     this.reloadNamespaces();
+    this.mayHaveUnembedded = this.getMeta('unembedded') !== undefined;
   }
 
   /**
@@ -174,6 +177,10 @@ export class DocumentStore {
   ): { added: number[]; removed: number[] } {
     const result = { added: [] as number[], removed: [] as number[] };
     this.writeBatch(namespace, maxVectorCount, result.removed, (nsId) => {
+      if (!this.mayHaveUnembedded) {
+        this.setMeta('unembedded', '1'); // in the write's transaction: set whenever such a row exists
+        this.mayHaveUnembedded = true;
+      }
       for (const doc of docs) result.added.push(this.replace(nsId, doc, undefined, undefined, result.removed));
       return docs.length;
     });
@@ -194,9 +201,13 @@ export class DocumentStore {
     )();
   }
 
-  /** Documents without a vector (see {@link writeUnembedded}), by namespace id, in label order. */
+  /**
+   * Documents without a vector (see {@link writeUnembedded}), by namespace id, in label order. Reads
+   * the documents table only when some may exist (not since {@link markAllEmbedded}).
+   */
   unembedded(): Map<number, number[]> {
     const byNamespace = new Map<number, number[]>();
+    if (!this.mayHaveUnembedded) return byNamespace;
     const rows = this.all<{ ns: number; label: number }>(
       'SELECT ns, label FROM documents d WHERE NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.label = d.label) ORDER BY label',
     );
@@ -206,6 +217,13 @@ export class DocumentStore {
       else byNamespace.set(ns, [label]);
     }
     return byNamespace;
+  }
+
+  /** Records that every document has its vector (the caller knows: its backlog is empty). */
+  markAllEmbedded(): void {
+    if (!this.mayHaveUnembedded) return;
+    this.statement("DELETE FROM meta WHERE key = 'unembedded'").run();
+    this.mayHaveUnembedded = false;
   }
 
   /** One write transaction: creates the namespace on first use, checks the vector limit, updates the count. */

@@ -80,6 +80,8 @@ export class EmbeddedIndex implements IndexEngine {
   private readonly persistTimer: NodeJS.Timeout;
   private readonly embedder: IndexEmbedder;
   private readonly backlog: IndexingBacklog;
+  /** A backlog batch failed since this index was opened (its documents wait for the next open). */
+  private indexingFailed = false;
   private closing: Promise<void> | undefined;
 
   constructor(
@@ -99,11 +101,17 @@ export class EmbeddedIndex implements IndexEngine {
     this.filterMatches = new FilterMatches(this.store);
     this.backlog = new IndexingBacklog(
       (nsId, labels) => this.indexWritten(nsId, labels),
-      (error, nsId, labels) =>
+      (error, nsId, labels) => {
+        this.indexingFailed = true;
         settings.logger.error(
           { err: error, folder, namespaceId: nsId, documents: labels.length },
           'indexing written documents failed; they are indexed again when the index is next opened',
-        ),
+        );
+      },
+      // Nothing left to find at the next open (unless a batch failed: it is found then).
+      () => {
+        if (!this.indexingFailed) this.store.markAllEmbedded();
+      },
     );
     // Writes acknowledged before a crash or a stop, not yet embedded then.
     for (const [nsId, labels] of this.store.unembedded()) {
@@ -158,9 +166,13 @@ export class EmbeddedIndex implements IndexEngine {
   private async indexWritten(nsId: number, labels: number[]): Promise<void> {
     const entries = documentsByLabels(this.store, labels);
     if (entries.length === 0) return;
+    const text = this.texts.of(nsId);
+    // A write is all in the full-text index or not at all: it is added after this, unless the index
+    // was built from SQLite since the write (then the statistics count it already).
     const vectors = await this.embedder.embedDocuments(
       entries.map((entry) => entry.doc),
-      this.texts.of(nsId),
+      text,
+      text.has(entries[0].label),
     );
     const stored = this.store.addEmbeddings(entries.map((entry, i) => ({ label: entry.label, vector: vectors[i] })));
     const added = entries.flatMap((entry, i) => (stored[i] ? [{ ...entry, vector: vectors[i] }] : []));

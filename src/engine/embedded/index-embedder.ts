@@ -67,10 +67,15 @@ export class IndexEmbedder {
   /**
    * Vectors of documents about to be written to a namespace with `statistics` (the namespace as it
    * is): the batch's own terms count too, so that the first documents of a namespace are weighted
-   * by something better than nothing.
+   * by something better than nothing. `counted`: the statistics already count these documents (a
+   * full-text index built from SQLite while they waited in the backlog).
    */
-  embedDocuments(docs: readonly PreparedDocument[], statistics?: TermStatistics): Promise<Float32Array[]> {
-    const withBatch = withDocuments(statistics, docs);
+  embedDocuments(
+    docs: readonly PreparedDocument[],
+    statistics?: TermStatistics,
+    counted = false,
+  ): Promise<Float32Array[]> {
+    const withBatch = counted ? statistics : withDocuments(statistics, docs);
     if (this.embedder.embedTerms) {
       const analyses = docs.map((doc) => doc.analysis);
       return this.timed(docs.length, async () => this.embedder.embedTerms!(analyses, withBatch));

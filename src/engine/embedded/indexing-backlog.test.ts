@@ -2,18 +2,23 @@ import { describe, expect, it } from 'vitest';
 import { IndexingBacklog } from './indexing-backlog.js';
 
 /** A backlog whose indexing records what it was given, optionally failing or waiting per batch. */
-function recording(options: { failOn?: number; gate?: Promise<void> } = {}) {
+function recording(options: { failOn?: number; gate?: Promise<void>; reportThrows?: boolean } = {}) {
   const indexed: [number, number[]][] = [];
   const errors: number[][] = [];
+  let drained = 0;
   const backlog = new IndexingBacklog(
     async (nsId, labels) => {
       await options.gate;
       if (labels.includes(options.failOn ?? -1)) throw new Error('disk full');
       indexed.push([nsId, labels]);
     },
-    (_error, _nsId, labels) => errors.push(labels),
+    (_error, _nsId, labels) => {
+      errors.push(labels);
+      if (options.reportThrows) throw new Error('logger down');
+    },
+    () => drained++,
   );
-  return { backlog, indexed, errors };
+  return { backlog, indexed, errors, drained: () => drained };
 }
 
 describe('IndexingBacklog', () => {
@@ -58,15 +63,55 @@ describe('IndexingBacklog', () => {
     expect(backlog.count()).toBe(0);
   });
 
-  it('drops a batch whose indexing fails, reports it, and goes on with the next', async () => {
-    const { backlog, indexed, errors } = recording({ failOn: 2 });
+  it('drops a batch whose indexing fails, reports it, and goes on with the next (even if reporting throws)', async () => {
+    for (const reportThrows of [false, true]) {
+      const { backlog, indexed, errors } = recording({ failOn: 2, reportThrows });
+      backlog.push(1, [1]);
+      backlog.push(1, [2, 3]);
+      backlog.push(1, [4]);
+      await backlog.settled();
+      expect(indexed.map(([, labels]) => labels)).toEqual([[1], [4]]);
+      expect(errors).toEqual([[2, 3]]);
+      expect(backlog.count()).toBe(0);
+    }
+  });
+
+  it('tells when the last waiting batch is done', async () => {
+    const { backlog, drained } = recording();
     backlog.push(1, [1]);
-    backlog.push(1, [2, 3]);
-    backlog.push(1, [4]);
+    backlog.push(1, [2]);
     await backlog.settled();
-    expect(indexed.map(([, labels]) => labels)).toEqual([[1], [4]]);
-    expect(errors).toEqual([[2, 3]]);
-    expect(backlog.count()).toBe(0);
+    expect(drained()).toBe(1);
+    backlog.push(2, [3]);
+    await backlog.settled();
+    expect(drained()).toBe(2);
+  });
+
+  it('a search does not wait out the pause that gives writes the thread after a slow batch', async () => {
+    let release!: () => void;
+    const slow = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const indexed: number[] = [];
+    const backlog = new IndexingBacklog(
+      async (_nsId, labels) => {
+        if (labels[0] === 1) await slow;
+        indexed.push(labels[0]);
+      },
+      () => {},
+      () => {},
+      60_000, // pauses as long as twice the batch before
+    );
+    backlog.push(1, [1]);
+    await new Promise((resolve) => setTimeout(resolve, 5)); // batch 1 has started
+    backlog.push(1, [2]); // a write while it runs: after it, a pause of ~600 ms for writes
+    setTimeout(release, 300);
+    while (indexed.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    // Batch 1 is done and the pause has begun; a search ends it.
+    const asked = performance.now();
+    await backlog.settled();
+    expect(indexed).toEqual([1, 2]);
+    expect(performance.now() - asked).toBeLessThan(400);
   });
 
   it('close() waits for the batch being indexed, then takes no more', async () => {

@@ -1,6 +1,9 @@
 /** The main thread's share that indexing takes while writes keep arriving. */
 const WRITE_LOAD_SHARE = 1 / 3;
 
+/** The longest pause for writes between two batches (after a slow one, e.g. a full-text index built). */
+const MAX_PAUSE_MS = 100;
+
 /** One write's new document versions, to be embedded and indexed. */
 interface Batch {
   nsId: number;
@@ -32,12 +35,18 @@ export class IndexingBacklog {
   private closed = false;
   /** Whether a write came in since the last pause between batches. */
   private written = false;
+  /** Ends the pause under way for writes (a search or close() does not wait for it). */
+  private endPause: (() => void) | undefined;
 
   constructor(
     /** Embeds and indexes those of `labels` that still exist (some may be replaced or deleted since). */
     private readonly index: (nsId: number, labels: number[]) => Promise<void>,
     /** A batch that failed is dropped here (its documents are indexed again at the next open). */
     private readonly onError: (error: unknown, nsId: number, labels: number[]) => void,
+    /** Called when the last waiting batch is done. */
+    private readonly onDrained: () => void = () => {},
+    /** The longest pause for writes between two batches. */
+    private readonly maxPauseMs = MAX_PAUSE_MS,
   ) {}
 
   push(nsId: number, labels: number[]): void {
@@ -63,6 +72,7 @@ export class IndexingBacklog {
     const target = this.pushed;
     if (this.done >= target || this.closed) return;
     this.waiting++;
+    this.endPause?.();
     try {
       while (this.done < target && !this.closed) {
         await new Promise<void>((resolve) => this.afterBatch.push(resolve));
@@ -75,6 +85,7 @@ export class IndexingBacklog {
   /** Stops taking batches; resolves when the one being indexed (if any) is done. */
   async close(): Promise<void> {
     this.closed = true;
+    this.endPause?.();
     while (this.running) await new Promise<void>((resolve) => this.afterBatch.push(resolve));
   }
 
@@ -90,7 +101,11 @@ export class IndexingBacklog {
         try {
           await this.index(batch.nsId, batch.labels);
         } catch (error) {
-          this.onError(error, batch.nsId, batch.labels);
+          try {
+            this.onError(error, batch.nsId, batch.labels);
+          } catch {
+            // Reporting must not stop the backlog: searches wait for it.
+          }
         }
         lastMs = performance.now() - started;
         this.batches.shift();
@@ -99,6 +114,7 @@ export class IndexingBacklog {
         const left = (this.counts.get(batch.nsId) ?? 0) - batch.labels.length;
         if (left > 0) this.counts.set(batch.nsId, left);
         else this.counts.delete(batch.nsId);
+        if (this.total === 0) this.onDrained();
         this.wake();
       }
     } finally {
@@ -121,7 +137,14 @@ export class IndexingBacklog {
     this.written = false;
     // A turn of the event loop even when a search waits: other requests go on meanwhile.
     if (!writing || this.waiting > 0) return new Promise((resolve) => setImmediate(resolve));
-    const pauseMs = (lastMs * (1 - WRITE_LOAD_SHARE)) / WRITE_LOAD_SHARE;
-    return new Promise((resolve) => setTimeout(resolve, pauseMs));
+    const pauseMs = Math.min(this.maxPauseMs, (lastMs * (1 - WRITE_LOAD_SHARE)) / WRITE_LOAD_SHARE);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.endPause?.(), pauseMs);
+      this.endPause = () => {
+        clearTimeout(timer);
+        this.endPause = undefined;
+        resolve();
+      };
+    });
   }
 }

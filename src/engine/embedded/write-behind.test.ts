@@ -7,19 +7,21 @@ import { indexed, NO_LIMIT, searchRequest, tempDir, testEngine } from '../test-f
 import { DocumentStore } from './document-store.js';
 import { databaseFile, indexFolder } from './index-files.js';
 
-/** The builtin embedder, counting the documents it embeds. */
-function countingEmbedder(): Embedder & { documents: number } {
+/** The builtin embedder, counting the documents it embeds and the corpus size each call saw. */
+function countingEmbedder(): Embedder & { documents: number; corpusSizes: number[] } {
   const builtin = createBuiltinEmbedder();
   const counting = {
     name: builtin.name,
     dimensions: builtin.dimensions,
     documents: 0,
+    corpusSizes: [] as number[],
     embed: builtin.embed.bind(builtin),
     embedTerms: (
       docs: Parameters<NonNullable<Embedder['embedTerms']>>[0],
       stats?: Parameters<Embedder['embed']>[1],
     ) => {
       counting.documents += docs.length;
+      counting.corpusSizes.push(stats?.documentCount ?? 0);
       return builtin.embedTerms!(docs, stats);
     },
   };
@@ -33,14 +35,15 @@ function docs(from: number, count: number, word: string): DocumentInput[] {
   }));
 }
 
-/** Rows of the index's SQLite file: documents, and documents with their vector. */
-function storedCounts(dataDir: string): { documents: number; embeddings: number } {
+/** Rows of the index's SQLite file: documents, vectors, and whether it notes documents without one. */
+function storedCounts(dataDir: string): { documents: number; embeddings: number; unembeddedNoted: boolean } {
   const db = new Database(databaseFile(indexFolder(dataDir, 'idx')), { readonly: true });
   try {
     const count = (sql: string) => (db.prepare(sql).pluck(true).get() as number) ?? 0;
     return {
       documents: count('SELECT count(*) FROM documents'),
       embeddings: count('SELECT count(*) FROM embeddings'),
+      unembeddedNoted: count("SELECT count(*) FROM meta WHERE key = 'unembedded'") === 1,
     };
   } finally {
     db.close();
@@ -78,8 +81,13 @@ describe('writes acknowledged before they are indexed (in-process embedder)', ()
     const byVector = await index.search('', searchRequest('walrus number 3', { topK: 1, semanticWeight: 1 }));
     expect(byVector.hits[0].id).toBe('d3');
     expect(embedder.documents).toBe(100);
+    // The full-text index was built from SQLite with both writes in it: each counts once.
+    expect(embedder.corpusSizes).toEqual([100, 100]);
+    await index.upsert('', docs(100, 10, 'seal'), NO_LIMIT);
+    await index.search('', searchRequest('seal', { topK: 1 }));
+    expect(embedder.corpusSizes).toEqual([100, 100, 110]); // built already: the namespace plus the write
     await indexed(index);
-    expect((await index.info()).vectorCount).toBe(100);
+    expect((await index.info()).vectorCount).toBe(110);
   });
 
   it('never indexes a version replaced or deleted while it waited, and leaves no vector behind', async () => {
@@ -108,7 +116,7 @@ describe('writes acknowledged before they are indexed (in-process embedder)', ()
     expect(embedder.documents).toBe(1); // only the live version of a
     await indexed(index);
     await engine.close();
-    expect(storedCounts(temp.dir)).toEqual({ documents: 1, embeddings: 1 });
+    expect(storedCounts(temp.dir)).toEqual({ documents: 1, embeddings: 1, unembeddedNoted: false });
   });
 
   it('indexes at the next open the writes acknowledged before a stop', async () => {
@@ -126,7 +134,7 @@ describe('writes acknowledged before they are indexed (in-process embedder)', ()
     }));
     expect(store.writeUnembedded('', pending, -1).added).toHaveLength(30);
     store.close();
-    expect(storedCounts(temp.dir)).toEqual({ documents: 40, embeddings: 10 });
+    expect(storedCounts(temp.dir)).toEqual({ documents: 40, embeddings: 10, unembeddedNoted: true });
 
     engine = testEngine(temp.dir, { embedder: countingEmbedder() });
     index = await engine.open('idx');
@@ -137,7 +145,7 @@ describe('writes acknowledged before they are indexed (in-process embedder)', ()
     expect(text.hits).toHaveLength(40); // "number" is in every document
     await indexed(index);
     await engine.close();
-    expect(storedCounts(temp.dir)).toEqual({ documents: 40, embeddings: 40 });
+    expect(storedCounts(temp.dir)).toEqual({ documents: 40, embeddings: 40, unembeddedNoted: false });
 
     // Full-text statistics as if built from SQLite in one go (nothing counted twice): same scores.
     engine = testEngine(temp.dir);

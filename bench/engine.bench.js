@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import hnswlib from 'hnswlib-node';
+import { VectorGraph } from '../dist/engine/embedded/vector-graph-addon.js';
 import { createEmbeddedEngine, createEmbedder } from '../dist/engine/index.js';
 
 const DOCS = Number(process.env.BENCH_DOCS ?? 100_000);
@@ -194,16 +194,15 @@ console.log(`index size on disk: ${mb(info.indexSize)}, rss ${rss()}`);
 const closeStart = performance.now();
 await engine.close();
 console.log(`close (writes the HNSW file): ${((performance.now() - closeStart) / 1000).toFixed(2)} s`);
-const graph = new hnswlib.HierarchicalNSW('ip', embedder.dimensions);
-graph.readIndexSync(path.join(dataDir, 'indexes', 'bench', 'vectors-1.hnsw'));
+const graph = new VectorGraph(embedder.dimensions);
+await graph.read(path.join(dataDir, 'indexes', 'bench', 'vectors-1.hnsw'));
 for (const ef of [64, 128, 256, 512]) {
-  graph.setEf(ef);
   let graphFound = 0;
   const start = performance.now();
   for (const [n, q] of queryVectors.entries()) {
     // Labels are SQLite rowids: document i has label i + 1 in this single-namespace run.
-    const { neighbors } = graph.searchKnn(Array.from(q), 10);
-    graphFound += neighbors.filter((label) => exactTop10[n].has(label - 1)).length;
+    const { labels } = graph.search(q, 10, ef);
+    graphFound += [...labels].filter((label) => exactTop10[n].has(label - 1)).length;
   }
   const ms = (performance.now() - start) / queryVectors.length;
   console.log(

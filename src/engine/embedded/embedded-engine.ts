@@ -75,12 +75,12 @@ export interface EmbeddedEngine extends SearchEngine {
 }
 
 /**
- * The embedded engine: SQLite (documents, full-text) + hnswlib (vectors) files under `dataDir`, no
+ * The embedded engine: SQLite (documents, full-text) + HNSW graph (vectors) files under `dataDir`, no
  * external services besides optional HTTP model endpoints. One worker thread (hnsw-worker.js)
  * holds every open HNSW graph, so vector indexing runs beside request handling. Indexes open on
  * use and close when idle beyond `maxOpenIndexes` (see {@link OpenIndexes}).
  */
-/** Whether hnswlib-node's build was checked against this CPU (once per process). */
+/** Whether the native vector graph's build was checked against this CPU (once per process). */
 let nativeBuildChecked = false;
 
 export function createEmbeddedEngine(options: EmbeddedEngineOptions): EmbeddedEngine {

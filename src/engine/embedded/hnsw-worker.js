@@ -9,8 +9,8 @@
 import { existsSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { parentPort, workerData } from 'node:worker_threads';
-import hnswlib from 'hnswlib-node';
 import { collectGarbage } from './exposed-gc.js';
+import { VectorGraph } from './vector-graph-addon.js';
 
 const MIN_CAPACITY = 1024;
 /** Longest stretch of insertion before incoming searches get their turn. */
@@ -34,7 +34,7 @@ let insertedSinceCollection = 0;
 
 /**
  * @typedef {{ labels: Float64Array, vectors: Float32Array, next: number }} Batch
- * @typedef {{ index: import('hnswlib-node').HierarchicalNSW, file: string, dimensions: number,
+ * @typedef {{ index: import('./vector-graph-addon.js').VectorGraphInstance, file: string, dimensions: number,
  *   queue: Batch[], queued: Set<number>, deletions: number[], dirty: boolean,
  *   writing: Promise<void> | undefined }} Graph
  */
@@ -96,8 +96,8 @@ async function open({ graph: id, file, dimensions, m, efConstruction }) {
   let unreadable;
   if (existsSync(file)) {
     try {
-      index = new hnswlib.HierarchicalNSW('ip', dimensions);
-      await index.readIndex(file, true);
+      index = new VectorGraph(dimensions);
+      await index.read(file);
     } catch (error) {
       unreadable = error instanceof Error ? error.message : String(error);
       index = undefined;
@@ -105,8 +105,8 @@ async function open({ graph: id, file, dimensions, m, efConstruction }) {
   }
   const rebuilt = !index;
   if (!index) {
-    index = new hnswlib.HierarchicalNSW('ip', dimensions);
-    index.initIndex({ maxElements: MIN_CAPACITY, m, efConstruction, randomSeed: 42, allowReplaceDeleted: true });
+    index = new VectorGraph(dimensions);
+    index.init(MIN_CAPACITY, m, efConstruction, 42);
   }
   graphs.set(id, {
     index,
@@ -118,7 +118,7 @@ async function open({ graph: id, file, dimensions, m, efConstruction }) {
     dirty: rebuilt,
     writing: undefined,
   });
-  const labels = Float64Array.from(rebuilt ? [] : index.getIdsList());
+  const labels = rebuilt ? new Float64Array(0) : index.labels();
   return { result: { labels, unreadable }, transfer: [labels.buffer] };
 }
 
@@ -128,7 +128,7 @@ function remove(graph, labels) {
   for (const label of labels) {
     if (graph.queued.delete(label)) continue;
     if (graph.writing) graph.deletions.push(label);
-    else if (markDeleted(graph.index, label)) {
+    else if (graph.index.remove(label)) {
       deleted++;
       graph.dirty = true;
     }
@@ -138,17 +138,10 @@ function remove(graph, labels) {
 
 function search(graph, { query, k, ef, allowed }) {
   const { index } = graph;
-  const count = index.getCurrentCount();
+  const count = index.count();
   if (count === 0) return { result: { labels: new Float64Array(0), distances: new Float32Array(0) } };
   const limit = Math.min(k, count);
-  index.setEf(Math.max(ef, limit));
-  let filter;
-  if (allowed) {
-    const set = new Set(allowed);
-    filter = (label) => set.has(label);
-  }
-  const { neighbors, distances } = index.searchKnn(Array.from(query), limit, filter);
-  const result = { labels: Float64Array.from(neighbors), distances: Float32Array.from(distances) };
+  const result = index.search(query, limit, Math.max(ef, limit), allowed);
   return { result, transfer: [result.labels.buffer, result.distances.buffer] };
 }
 
@@ -161,7 +154,7 @@ async function persist(graph) {
   const temp = `${graph.file}.tmp`;
   graph.writing = (async () => {
     try {
-      await graph.index.writeIndex(temp);
+      await graph.index.write(temp);
       await rename(temp, graph.file);
     } catch (error) {
       graph.dirty = true;
@@ -192,14 +185,14 @@ async function close(id, persistFirst) {
 
 function applyDeletions(graph) {
   if (graph.deletions.length === 0) return;
-  for (const label of graph.deletions.splice(0)) if (markDeleted(graph.index, label)) graph.dirty = true;
+  for (const label of graph.deletions.splice(0)) if (graph.index.remove(label)) graph.dirty = true;
 }
 
 function ensureCapacity(graph) {
   const { index } = graph;
-  const needed = index.getCurrentCount() + graph.queued.size;
-  const max = index.getMaxElements();
-  if (needed > max) index.resizeIndex(Math.max(needed, Math.ceil(max * 1.5)));
+  const needed = index.count() + graph.queued.size;
+  const max = index.capacity();
+  if (needed > max) index.resize(Math.max(needed, Math.ceil(max * 1.5)));
 }
 
 function schedule(pause = 0) {
@@ -240,7 +233,7 @@ function indexSlice() {
       if (!graph.queued.delete(label)) continue;
       try {
         const start = i * dimensions;
-        index.addPoint(Array.from(batch.vectors.subarray(start, start + dimensions)), label, true);
+        index.add(batch.vectors.subarray(start, start + dimensions), label);
         graph.dirty = true;
         insertedSinceCollection++;
       } catch (error) {
@@ -257,15 +250,5 @@ function indexSlice() {
   else if (insertedSinceCollection >= COLLECT_AFTER_VECTORS) {
     insertedSinceCollection = 0;
     collectGarbage();
-  }
-}
-
-/** markDelete that tolerates labels already deleted or replaced; returns whether it deleted. */
-function markDeleted(index, label) {
-  try {
-    index.markDelete(label);
-    return true;
-  } catch {
-    return false;
   }
 }

@@ -1,6 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 interface NativeBuild {
   march: string;
@@ -8,7 +7,7 @@ interface NativeBuild {
 }
 
 /**
- * Refuses to go on when hnswlib-node was compiled (by scripts/build-hnswlib.mjs during `npm ci`)
+ * Refuses to go on when the native vector graph was compiled (by scripts/build-native.mjs during `npm ci`)
  * for vector instructions this CPU lacks, e.g. a node_modules copied from a newer machine: the
  * graphs would die on an illegal instruction at their first use. Returns the level it was built
  * for, or undefined for the portable build.
@@ -23,17 +22,16 @@ export function checkNativeBuild(
   const missing = build.requires.filter((flag) => !flags.has(flag));
   if (missing.length > 0) {
     throw new Error(
-      `hnswlib-node was built for ${build.march} and this CPU lacks ${missing.join(', ')}: run \`npm ci\` on this ` +
+      `the native vector graph was built for ${build.march} and this CPU lacks ${missing.join(', ')}: run \`npm ci\` on this ` +
         'machine (it builds for the CPU it runs on), or `SEARCHPLANE_NATIVE_ARCH=x86-64 npm ci` where you build for several',
     );
   }
   return build.march;
 }
 
-/** Where scripts/build-hnswlib.mjs records the level it built hnswlib-node for. */
+/** Where scripts/build-native.mjs records the level it built the vector graph for (same from src/ and dist/). */
 export function nativeBuildMarker(): string {
-  const addonDir = path.dirname(createRequire(import.meta.url).resolve('hnswlib-node/package.json'));
-  return path.join(addonDir, 'build', 'Release', 'searchplane-build.json');
+  return fileURLToPath(new URL('../../../native/vector-graph/build/Release/searchplane-build.json', import.meta.url));
 }
 
 function readCpuFlags(): Set<string> {

@@ -17,10 +17,10 @@ const OVERSAMPLE_MIN_SELECTIVITY = 0.02;
  * HNSW neighbours merged with an exact scan of the pending (not yet indexed) vectors. With a
  * filter's matching labels (selectivity s = matches / documents):
  * - few matches: exact scoring of all of them;
- * - s ≥ 2%: an unfiltered graph search for k/s·1.5 neighbours, post-filtered (hnswlib's filter
- *   callback crosses into JS for every visited node, which costs more at these selectivities);
+ * - s ≥ 2%: an unfiltered graph search for k/s·1.5 neighbours, post-filtered (the labels
+ *   would otherwise travel to the worker and be hashed there on every search);
  * - otherwise, or when post-filtering came back short: graph search with the label predicate
- *   (the labels travel to the worker, which tests them against a Set);
+ *   (the labels travel to the worker, and the graph tests each visited node against them);
  * - and exact scoring as the last resort, so up to `k` matches are returned whenever they exist.
  */
 export async function semanticCandidates(
@@ -41,9 +41,10 @@ export type Turn = <T>(section: () => T) => Promise<T>;
 const runNow: Turn = async (section) => section();
 
 /**
- * The final cosine of candidates, computed the same way for all (the graph's float32 SIMD distances
- * and the exact scans differ in the last bits): scores, and which candidates make the cut, are then
- * identical on every node holding the same vectors.
+ * The final cosine of candidates, computed the same way for all from the stored float vectors (the
+ * graph compares 8-bit codes, and the exact scans differ from SIMD sums in the last bits): scores,
+ * and which candidates make the cut, are then exact and identical on every node holding the same
+ * vectors.
  */
 function rescore(store: DocumentStore, query: Float32Array, candidates: Scored[], k: number): Scored[] {
   const top = new TopK(k);

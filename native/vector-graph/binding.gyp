@@ -1,0 +1,16 @@
+{
+  "targets": [
+    {
+      "target_name": "vector_graph",
+      "sources": ["vector-graph.cc"],
+      "include_dirs": [
+        "<!(node -p \"require('node-addon-api').include_dir\")",
+        "<!(node -p \"require('path').join(require('path').dirname(require.resolve('hnswlib-node/package.json')), 'src')\")"
+      ],
+      "defines": ["NAPI_DISABLE_CPP_EXCEPTIONS", "NAPI_VERSION=8"],
+      "cflags!": ["-fno-exceptions"],
+      "cflags_cc!": ["-fno-exceptions"],
+      "cflags_cc": ["-std=c++17"]
+    }
+  ]
+}

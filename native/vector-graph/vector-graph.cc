@@ -1,0 +1,286 @@
+// The HNSW graph of one namespace segment, for hnsw-worker.js: hnswlib (header-only, taken from
+// the hnswlib-node package) over 8-bit codes of the vectors (sq8-space.h). Vectors cross from
+// JavaScript as Float32Array views, without the per-element conversions of a JS array.
+#include <napi.h>
+
+#include <fstream>
+#include <memory>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "sq8-space.h"
+
+namespace {
+
+using Graph = hnswlib::HierarchicalNSW<float>;
+
+class AllowedLabels : public hnswlib::BaseFilterFunctor {
+ public:
+  explicit AllowedLabels(std::unordered_set<hnswlib::labeltype> labels) : labels_(std::move(labels)) {}
+  bool operator()(hnswlib::labeltype label) override { return labels_.count(label) > 0; }
+
+ private:
+  std::unordered_set<hnswlib::labeltype> labels_;
+};
+
+class VectorGraph;
+
+/** Reads or writes a graph file off the JavaScript thread; the graph object is kept alive meanwhile. */
+class FileWork : public Napi::AsyncWorker {
+ public:
+  FileWork(Napi::Env env, VectorGraph* owner, std::string file, bool reading)
+      : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)), owner_(owner), file_(std::move(file)),
+        reading_(reading) {}
+  Napi::Promise promise() { return deferred_.Promise(); }
+  void Execute() override;
+  void OnOK() override;
+  void OnError(const Napi::Error& error) override;
+
+ private:
+  Napi::Promise::Deferred deferred_;
+  VectorGraph* owner_;
+  std::string file_;
+  bool reading_;
+  std::unique_ptr<Graph> loaded_;
+};
+
+class VectorGraph : public Napi::ObjectWrap<VectorGraph> {
+ public:
+  static Napi::Object Init(Napi::Env env, Napi::Object exports) {
+    Napi::Function constructor = DefineClass(env, "VectorGraph",
+        {
+            InstanceMethod("init", &VectorGraph::init),
+            InstanceMethod("read", &VectorGraph::read),
+            InstanceMethod("write", &VectorGraph::write),
+            InstanceMethod("add", &VectorGraph::add),
+            InstanceMethod("remove", &VectorGraph::remove),
+            InstanceMethod("search", &VectorGraph::search),
+            InstanceMethod("resize", &VectorGraph::resize),
+            InstanceMethod("capacity", &VectorGraph::capacity),
+            InstanceMethod("count", &VectorGraph::count),
+            InstanceMethod("labels", &VectorGraph::labels),
+        });
+    exports.Set("VectorGraph", constructor);
+    return exports;
+  }
+
+  explicit VectorGraph(const Napi::CallbackInfo& info) : Napi::ObjectWrap<VectorGraph>(info), space_(dimensionsOf(info)) {
+    code_.resize(space_.get_data_size());
+  }
+
+  sq8::Space space_;
+  std::unique_ptr<Graph> graph_;
+  /** A write in progress: mutations would race with it (hnsw-worker.js queues them meanwhile). */
+  bool busy_ = false;
+
+ private:
+  static size_t dimensionsOf(const Napi::CallbackInfo& info) {
+    if (info.Length() < 1 || !info[0].IsNumber() || info[0].As<Napi::Number>().Int64Value() < 1) {
+      Napi::TypeError::New(info.Env(), "dimensions must be a positive integer").ThrowAsJavaScriptException();
+      return 1;
+    }
+    return static_cast<size_t>(info[0].As<Napi::Number>().Int64Value());
+  }
+
+  static Napi::Value fail(Napi::Env env, const std::string& message) {
+    Napi::Error::New(env, message).ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+
+  bool ready(Napi::Env env, bool mutating) {
+    if (!graph_) {
+      Napi::Error::New(env, "vector graph is not initialized").ThrowAsJavaScriptException();
+      return false;
+    }
+    if (mutating && busy_) {
+      Napi::Error::New(env, "vector graph is being written").ThrowAsJavaScriptException();
+      return false;
+    }
+    return true;
+  }
+
+  /** The Float32Array argument `at`, checked against the dimensions; nullptr after throwing. */
+  const float* vectorArg(const Napi::CallbackInfo& info, size_t at) {
+    if (info.Length() <= at || !info[at].IsTypedArray() ||
+        info[at].As<Napi::TypedArray>().TypedArrayType() != napi_float32_array) {
+      Napi::TypeError::New(info.Env(), "expected a Float32Array").ThrowAsJavaScriptException();
+      return nullptr;
+    }
+    Napi::Float32Array vector = info[at].As<Napi::Float32Array>();
+    if (vector.ElementLength() != space_.layout().dimensions) {
+      Napi::RangeError::New(info.Env(), "vector has " + std::to_string(vector.ElementLength()) +
+                                            " dimensions, the graph " + std::to_string(space_.layout().dimensions))
+          .ThrowAsJavaScriptException();
+      return nullptr;
+    }
+    return vector.Data();
+  }
+
+  /** init(maxElements, m, efConstruction, seed): a new empty graph. */
+  Napi::Value init(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (busy_) return fail(env, "vector graph is being written");
+    try {
+      graph_ = std::make_unique<Graph>(&space_, info[0].As<Napi::Number>().Int64Value(),
+                                       info[1].As<Napi::Number>().Int64Value(), info[2].As<Napi::Number>().Int64Value(),
+                                       info[3].As<Napi::Number>().Int64Value(), true);
+    } catch (const std::exception& error) {
+      return fail(env, error.what());
+    }
+    return env.Undefined();
+  }
+
+  /** read(file): a promise; rejects when the file is missing, damaged or of another vector format. */
+  Napi::Value read(const Napi::CallbackInfo& info) { return fileWork(info, true); }
+
+  /** write(file): a promise; the graph refuses mutations until it settles. */
+  Napi::Value write(const Napi::CallbackInfo& info) { return fileWork(info, false); }
+
+  Napi::Value fileWork(const Napi::CallbackInfo& info, bool reading) {
+    Napi::Env env = info.Env();
+    if (info.Length() < 1 || !info[0].IsString()) return fail(env, "expected a file name");
+    if (busy_) return fail(env, "vector graph is being written");
+    if (!reading && !graph_) return fail(env, "vector graph is not initialized");
+    busy_ = true;
+    Ref();
+    auto* work = new FileWork(env, this, info[0].As<Napi::String>().Utf8Value(), reading);
+    Napi::Promise promise = work->promise();
+    work->Queue();
+    return promise;
+  }
+
+  /** add(vector, label): inserts, reusing a deleted element's slot when there is one. */
+  Napi::Value add(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!ready(env, true)) return env.Undefined();
+    const float* vector = vectorArg(info, 0);
+    if (!vector) return env.Undefined();
+    sq8::quantize(vector, space_.layout(), code_.data());
+    try {
+      graph_->addPoint(code_.data(), static_cast<hnswlib::labeltype>(info[1].As<Napi::Number>().Int64Value()), true);
+    } catch (const std::exception& error) {
+      return fail(env, error.what());
+    }
+    return env.Undefined();
+  }
+
+  /** remove(label): whether the label was in the graph and not deleted yet. */
+  Napi::Value remove(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!ready(env, true)) return env.Undefined();
+    try {
+      graph_->markDelete(static_cast<hnswlib::labeltype>(info[0].As<Napi::Number>().Int64Value()));
+      return Napi::Boolean::New(env, true);
+    } catch (const std::exception&) {
+      return Napi::Boolean::New(env, false);  // unknown or already deleted
+    }
+  }
+
+  /** search(query, k, ef, allowed?): `{ labels: Float64Array, distances: Float32Array }`, nearest first. */
+  Napi::Value search(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!ready(env, false)) return env.Undefined();
+    const float* query = vectorArg(info, 0);
+    if (!query) return env.Undefined();
+    const size_t k = static_cast<size_t>(info[1].As<Napi::Number>().Int64Value());
+    std::vector<char> code(space_.get_data_size());
+    sq8::quantize(query, space_.layout(), code.data());
+    std::unique_ptr<AllowedLabels> filter;
+    if (info.Length() > 3 && info[3].IsTypedArray()) {
+      Napi::Float64Array allowed = info[3].As<Napi::Float64Array>();
+      std::unordered_set<hnswlib::labeltype> labels;
+      labels.reserve(allowed.ElementLength());
+      for (size_t i = 0; i < allowed.ElementLength(); i++) labels.insert(static_cast<hnswlib::labeltype>(allowed[i]));
+      filter = std::make_unique<AllowedLabels>(std::move(labels));
+    }
+    std::priority_queue<std::pair<float, hnswlib::labeltype>> found;
+    try {
+      graph_->setEf(static_cast<size_t>(info[2].As<Napi::Number>().Int64Value()));
+      found = graph_->searchKnn(code.data(), k, filter.get());
+    } catch (const std::exception& error) {
+      return fail(env, error.what());
+    }
+    const size_t n = found.size();
+    Napi::Float64Array labels = Napi::Float64Array::New(env, n);
+    Napi::Float32Array distances = Napi::Float32Array::New(env, n);
+    for (size_t i = n; i-- > 0; found.pop()) {
+      distances[i] = found.top().first;
+      labels[i] = static_cast<double>(found.top().second);
+    }
+    Napi::Object result = Napi::Object::New(env);
+    result.Set("labels", labels);
+    result.Set("distances", distances);
+    return result;
+  }
+
+  Napi::Value resize(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!ready(env, true)) return env.Undefined();
+    try {
+      graph_->resizeIndex(static_cast<size_t>(info[0].As<Napi::Number>().Int64Value()));
+    } catch (const std::exception& error) {
+      return fail(env, error.what());
+    }
+    return env.Undefined();
+  }
+
+  Napi::Value capacity(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), graph_ ? static_cast<double>(graph_->getMaxElements()) : 0);
+  }
+
+  /** Elements stored, deleted ones included (they keep their slot until reused). */
+  Napi::Value count(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), graph_ ? static_cast<double>(graph_->getCurrentElementCount()) : 0);
+  }
+
+  /** Labels of the elements stored, deleted ones included. */
+  Napi::Value labels(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    const size_t n = graph_ ? graph_->label_lookup_.size() : 0;
+    Napi::Float64Array labels = Napi::Float64Array::New(env, n);
+    size_t i = 0;
+    if (graph_) for (const auto& entry : graph_->label_lookup_) labels[i++] = static_cast<double>(entry.first);
+    return labels;
+  }
+
+  std::vector<char> code_;
+};
+
+void FileWork::Execute() {
+  try {
+    if (!reading_) {
+      owner_->graph_->saveIndex(file_);
+      return;
+    }
+    if (!std::ifstream(file_).is_open()) throw std::runtime_error("cannot open " + file_);
+    loaded_ = std::make_unique<Graph>(&owner_->space_, file_, false, 0, true);
+    // hnswlib takes the element layout from the file: one written for other dimensions or for
+    // float vectors would load and then compare garbage.
+    if (loaded_->label_offset_ - loaded_->offsetData_ != owner_->space_.get_data_size()) {
+      throw std::runtime_error("graph file was written for another vector format");
+    }
+  } catch (const std::exception& error) {
+    loaded_.reset();
+    SetError(error.what());
+  }
+}
+
+void FileWork::OnOK() {
+  if (reading_) owner_->graph_ = std::move(loaded_);
+  owner_->busy_ = false;
+  owner_->Unref();
+  deferred_.Resolve(Env().Undefined());
+}
+
+void FileWork::OnError(const Napi::Error& error) {
+  owner_->busy_ = false;
+  owner_->Unref();
+  deferred_.Reject(error.Value());
+}
+
+}  // namespace
+
+Napi::Object InitAddon(Napi::Env env, Napi::Object exports) { return VectorGraph::Init(env, exports); }
+
+NODE_API_MODULE(vector_graph, InitAddon)

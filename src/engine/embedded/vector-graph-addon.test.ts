@@ -1,0 +1,135 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import hnswlib from 'hnswlib-node';
+import { afterAll, describe, expect, test } from 'vitest';
+import { VectorGraph } from './vector-graph-addon.js';
+
+const DIMENSIONS = 100; // not a multiple of the SIMD width: the scalar tail is exercised
+const dir = mkdtempSync(path.join(os.tmpdir(), 'vector-graph-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+/** Unit vectors with mixed signs and a skewed component, like normalized embeddings. */
+function unitVectors(count: number, seed: number): Float32Array[] {
+  const random = seeded(seed);
+  return Array.from({ length: count }, () => {
+    const vector = Float32Array.from({ length: DIMENSIONS }, () => (random() - 0.5) * (random() < 0.1 ? 4 : 1));
+    const norm = Math.hypot(...vector);
+    return vector.map((x) => x / norm);
+  });
+}
+
+const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i], 0);
+
+function exactTop(data: Float32Array[], query: Float32Array, k: number, accept = (_label: number) => true): number[] {
+  return data
+    .map((vector, label) => ({ label, score: dot(vector, query) }))
+    .filter(({ label }) => accept(label))
+    .sort((a, b) => b.score - a.score)
+    .slice(0, k)
+    .map(({ label }) => label);
+}
+
+function built(data: Float32Array[]) {
+  const graph = new VectorGraph(DIMENSIONS);
+  graph.init(16, 16, 100, 42);
+  for (const [label, vector] of data.entries()) {
+    if (graph.count() >= graph.capacity()) graph.resize(graph.capacity() * 2);
+    graph.add(vector, label);
+  }
+  return graph;
+}
+
+describe('VectorGraph (8-bit codes)', () => {
+  const data = unitVectors(2000, 1);
+  const queries = unitVectors(50, 2);
+  const graph = built(data);
+
+  test('finds the exact nearest neighbours, nearest first, with distances close to 1 - cosine', () => {
+    let found = 0;
+    for (const query of queries) {
+      const { labels, distances } = graph.search(query, 10, 200);
+      expect(labels).toBeInstanceOf(Float64Array);
+      expect(labels.length).toBe(10);
+      const exact = new Set(exactTop(data, query, 10));
+      for (const label of labels) if (exact.has(label)) found++;
+      for (let i = 0; i < labels.length; i++) {
+        expect(Math.abs(distances[i] - (1 - dot(data[labels[i]], query)))).toBeLessThan(0.02);
+        if (i > 0) expect(distances[i]).toBeGreaterThanOrEqual(distances[i - 1]);
+      }
+    }
+    expect(found / (queries.length * 10)).toBeGreaterThanOrEqual(0.95);
+  });
+
+  test('returns only allowed labels when given them', () => {
+    const allowed = Float64Array.from({ length: 200 }, (_, i) => i * 7);
+    const { labels } = graph.search(queries[0], 10, 200, allowed);
+    expect(labels.length).toBe(10);
+    for (const label of labels) expect(label % 7).toBe(0);
+    const exact = new Set(exactTop(data, queries[0], 10, (label) => label % 7 === 0));
+    expect([...labels].filter((label) => exact.has(label)).length).toBeGreaterThanOrEqual(9);
+  });
+
+  test('removes a label once, and never returns it again', () => {
+    const nearest = graph.search(queries[1], 1, 200).labels[0];
+    expect(graph.remove(nearest)).toBe(true);
+    expect(graph.remove(nearest)).toBe(false);
+    expect(graph.remove(999_999)).toBe(false);
+    expect([...graph.search(queries[1], 10, 200).labels]).not.toContain(nearest);
+    expect(graph.count()).toBe(data.length); // a deleted element keeps its slot until reused
+  });
+
+  test('writes and reads back the same graph', async () => {
+    const file = path.join(dir, 'roundtrip.hnsw');
+    await graph.write(file);
+    const copy = new VectorGraph(DIMENSIONS);
+    await copy.read(file);
+    expect(copy.count()).toBe(graph.count());
+    expect([...copy.labels()].sort((a, b) => a - b)).toEqual([...graph.labels()].sort((a, b) => a - b));
+    for (const query of queries.slice(0, 5)) {
+      expect([...copy.search(query, 10, 200).labels]).toEqual([...graph.search(query, 10, 200).labels]);
+    }
+  });
+
+  test('refuses mutations while a write is in progress, and takes them after', async () => {
+    const writing = graph.write(path.join(dir, 'busy.hnsw'));
+    expect(() => graph.add(queries[2], 5000)).toThrow(/being written/);
+    expect(graph.search(queries[2], 1, 50).labels.length).toBe(1); // searches go on
+    await writing;
+    graph.resize(graph.capacity() + 1);
+    graph.add(queries[2], 5000);
+    expect(graph.search(queries[2], 1, 200).labels[0]).toBe(5000);
+  });
+
+  test('refuses a file of other dimensions, a float graph from hnswlib-node, and a missing file', async () => {
+    const file = path.join(dir, 'small.hnsw');
+    const small = new VectorGraph(DIMENSIONS);
+    small.init(16, 16, 100, 42);
+    small.add(queries[0], 1);
+    await small.write(file);
+    await expect(new VectorGraph(DIMENSIONS + 1).read(file)).rejects.toThrow(/another vector format/);
+
+    const floatFile = path.join(dir, 'float.hnsw');
+    const float = new hnswlib.HierarchicalNSW('ip', DIMENSIONS);
+    float.initIndex({ maxElements: 16, m: 16, efConstruction: 100, randomSeed: 42 });
+    float.addPoint(Array.from(queries[0]), 1);
+    await float.writeIndex(floatFile);
+    await expect(new VectorGraph(DIMENSIONS).read(floatFile)).rejects.toThrow(/another vector format/);
+
+    await expect(new VectorGraph(DIMENSIONS).read(path.join(dir, 'absent.hnsw'))).rejects.toThrow(/cannot open/);
+  });
+
+  test('checks vectors: a Float32Array of the graph dimensions', () => {
+    expect(() => graph.search(new Float32Array(DIMENSIONS - 1), 1, 10)).toThrow(RangeError);
+    expect(() => graph.add(Array.from(queries[0]) as unknown as Float32Array, 1)).toThrow(TypeError);
+    expect(() => new VectorGraph(DIMENSIONS).search(queries[0], 1, 10)).toThrow(/not initialized/);
+  });
+});

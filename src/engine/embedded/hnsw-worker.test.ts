@@ -57,7 +57,7 @@ describe('HNSW indexing in the worker thread', () => {
     expect(hits[0].id).toBe('doc4321');
   });
 
-  it('paces graph building while the main thread is busy, and still finishes it', async () => {
+  it('keeps building graphs while the main thread is busy, and finishes them', async () => {
     engine = testEngine(temp.dir, { embedder: syntheticEmbedder });
     const index = await engine.open('paced');
     await index.upsert('', docs(0, 3000), NO_LIMIT);

@@ -60,6 +60,7 @@ class VectorGraph : public Napi::ObjectWrap<VectorGraph> {
             InstanceMethod("capacity", &VectorGraph::capacity),
             InstanceMethod("count", &VectorGraph::count),
             InstanceMethod("labels", &VectorGraph::labels),
+            InstanceMethod("release", &VectorGraph::release),
         });
     exports.Set("VectorGraph", constructor);
     return exports;
@@ -242,6 +243,14 @@ class VectorGraph : public Napi::ObjectWrap<VectorGraph> {
     size_t i = 0;
     if (graph_) for (const auto& entry : graph_->label_lookup_) labels[i++] = static_cast<double>(entry.first);
     return labels;
+  }
+
+  /** release(): frees the graph's memory now rather than when the collector finalizes the object. */
+  Napi::Value release(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (busy_) return fail(env, "vector graph is being written");
+    graph_.reset();
+    return env.Undefined();
   }
 
   std::vector<char> code_;

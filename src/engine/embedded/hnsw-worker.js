@@ -191,6 +191,8 @@ async function close(id, persistFirst) {
     return false;
   } finally {
     graphs.delete(id);
+    // Its memory is outside V8's heap, which would not hurry to collect the object.
+    if (!graph.writing) graph.index.release();
   }
 }
 

@@ -27,6 +27,7 @@ export const vectorGraphAddon = path.join(vectorGraphDir, 'build', 'Release', 'v
  *   capacity(): number,
  *   count(): number,
  *   labels(): Float64Array,
+ *   release(): void,
  * }} VectorGraphInstance
  */
 

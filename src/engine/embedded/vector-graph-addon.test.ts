@@ -132,4 +132,12 @@ describe('VectorGraph (8-bit codes)', () => {
     expect(() => graph.add(Array.from(queries[0]) as unknown as Float32Array, 1)).toThrow(TypeError);
     expect(() => new VectorGraph(DIMENSIONS).search(queries[0], 1, 10)).toThrow(/not initialized/);
   });
+
+  test('release frees the graph: it is then empty and refuses searches', () => {
+    const small = built(data.slice(0, 50));
+    expect(small.count()).toBe(50);
+    small.release();
+    expect(small.count()).toBe(0);
+    expect(() => small.search(queries[0], 1, 10)).toThrow(/not initialized/);
+  });
 });

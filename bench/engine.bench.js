@@ -98,7 +98,8 @@ const request = (query, overrides = {}) => ({
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'engine-bench-'));
 const embedder = createEmbedder({ provider: 'builtin' });
-const engine = createEmbeddedEngine({ dataDir, embedder });
+// One graph per namespace (one worker), so the bare graph below is the whole of it.
+const engine = createEmbeddedEngine({ dataDir, embedder, vectorWorkers: 1 });
 const index = await engine.open('bench');
 console.log(
   `engine bench: ${DOCS} ${TOPICAL ? 'topical' : 'random'} docs, batches of ${BATCH}, ${QUERIES} queries per mode, node ${process.version}, ${os.cpus().length} cpus`,
@@ -211,7 +212,7 @@ for (const ef of [64, 128, 256, 512]) {
 }
 
 const reopenStart = performance.now();
-const engine2 = createEmbeddedEngine({ dataDir, embedder });
+const engine2 = createEmbeddedEngine({ dataDir, embedder, vectorWorkers: 1 });
 const reopened = await engine2.open('bench');
 const reopenedInfo = await reopened.info();
 console.log(

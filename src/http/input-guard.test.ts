@@ -1,6 +1,7 @@
+import type { FastifyRequest } from 'fastify';
 import { describe, expect, test } from 'vitest';
 import { AppError } from '../errors.js';
-import { checkInput, INPUT_LIMITS, textProblem } from './input-guard.js';
+import { checkInput, checkRequestInput, INPUT_LIMITS, textProblem } from './input-guard.js';
 
 function refusal(value: unknown): AppError {
   try {
@@ -47,5 +48,34 @@ describe('checkInput', () => {
     const wide = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${i}`, [i, true, null, 'v']]));
     expect(() => checkInput(wide, 'body')).not.toThrow();
     expect(() => checkInput(undefined, 'querystring')).not.toThrow();
+  });
+});
+
+describe('checkRequestInput', () => {
+  const outcome = (check: () => void) => {
+    try {
+      check();
+      return 'accepted';
+    } catch (error) {
+      const { code, message, details } = error as AppError;
+      return { code, message, details };
+    }
+  };
+
+  test.each([
+    [{ id: 'abc' }, { period: '1h', limit: '5' }],
+    [{}, {}],
+    [{ id: 'a\u0000b' }, {}],
+    [{ id: 'ok' }, { 'bad\ud800key': 'x' }],
+    [{ id: 'ok' }, { tag: ['a', 'b\u0000'] }],
+    [{ id: 'ok' }, { tag: ['a', 'b'] }],
+    [{ '*': 'path/\udc00' }, {}],
+  ])('params %j, query %j: as checkInput decides', (params, query) => {
+    const request = { params, query } as unknown as FastifyRequest;
+    const expected = outcome(() => {
+      checkInput(params, 'params');
+      checkInput(query, 'querystring');
+    });
+    expect(outcome(() => checkRequestInput(request))).toEqual(expected);
   });
 });

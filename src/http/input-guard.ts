@@ -134,8 +134,23 @@ async function inputGuardPlugin(app: FastifyInstance): Promise<void> {
  * authentication.
  */
 export function checkRequestInput(request: FastifyRequest): void {
-  checkInput(request.params, 'params');
-  checkInput(request.query, 'querystring');
+  if (!isCleanStringRecord(request.params)) checkInput(request.params, 'params');
+  if (!isCleanStringRecord(request.query)) checkInput(request.query, 'querystring');
+}
+
+/**
+ * True for an object whose keys and values are all clean strings: what paths and query strings
+ * almost always are. Checked in place, where {@link checkInput}'s walk allocates an entry per
+ * value; anything else (a problem, or an array from a repeated query key) is left to that walk,
+ * which reports it.
+ */
+function isCleanStringRecord(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  for (const key of Object.keys(value)) {
+    const item = (value as Record<string, unknown>)[key];
+    if (typeof item !== 'string' || !isCleanText(key) || !isCleanText(item)) return false;
+  }
+  return true;
 }
 
 /** Every parse failure as `invalid_json`; the parser's own message may quote the body, so it is not passed on. */

@@ -130,6 +130,28 @@ export class AccountService {
     if (account && this.verified.has(account.email, apiKey, account.api_key_hash)) return account.email;
     return undefined;
   }
+
+  /**
+   * {@link verifiedNow} for a whole Authorization header that carried a verified key within the
+   * last minute (a client repeats its header on every request), with one digest and no parsing: the
+   * email as the header gave it (`login`) and the account's (`email`). Undefined when the header is
+   * unknown, or the account row is not in the read cache or no longer has the hash the key passed.
+   */
+  verifiedHeaderNow(header: string): { login: string; email: string } | undefined {
+    const entry = this.verified.header(header);
+    if (entry === undefined) return undefined;
+    const account = this.options.cache.peek<AccountRow>(accountKey(entry.email));
+    return account?.api_key_hash === entry.storedHash ? entry : undefined;
+  }
+
+  /**
+   * Remembers that `header`, which gave `login` as its email, carried the key just verified for
+   * the account `email` (a result of {@link authenticate} or {@link verifiedNow}).
+   */
+  rememberHeader(header: string, login: string, email: string): void {
+    const account = this.options.cache.peek<AccountRow>(accountKey(email));
+    if (account) this.verified.rememberHeader(header, login, account.email, account.api_key_hash);
+  }
 }
 
 const accountKey = (email: string) => `account:${email}`;

@@ -86,3 +86,52 @@ test('constantTimeEqual compares whole strings', () => {
   expect(constantTimeEqual('abc', 'abcd')).toBe(false);
   expect(constantTimeEqual('', '')).toBe(true);
 });
+
+describe('VerifiedCredentials headers', () => {
+  const header = `Basic ${Buffer.from('a@example.com:key-a').toString('base64')}`;
+
+  test('a remembered header is known only as itself, with its login, email and stored hash', () => {
+    const { credentials } = cache();
+    credentials.rememberHeader(header, 'A@example.com', 'a@example.com', HASH);
+    expect(credentials.header(header)).toMatchObject({
+      login: 'A@example.com',
+      email: 'a@example.com',
+      storedHash: HASH,
+    });
+    expect(credentials.header(`${header} `)).toBeUndefined();
+    expect(credentials.header(header.toLowerCase())).toBeUndefined();
+    // Nothing of the header is kept but its keyed digest.
+    expect(JSON.stringify([...(credentials as unknown as { headers: Map<string, unknown> }).headers])).not.toContain(
+      header.slice(6),
+    );
+  });
+
+  test('headers expire after the TTL', () => {
+    const { credentials, advance } = cache();
+    credentials.rememberHeader(header, 'a@example.com', 'a@example.com', HASH);
+    advance(VERIFIED_CREDENTIAL_TTL_MS - 1);
+    expect(credentials.header(header)).toBeDefined();
+    advance(1);
+    expect(credentials.header(header)).toBeUndefined();
+    expect(credentials.headerCount).toBe(0);
+  });
+
+  test('forget drops the headers of that account only', () => {
+    const { credentials } = cache();
+    const other = `Basic ${Buffer.from('b@example.com:key-b').toString('base64')}`;
+    credentials.rememberHeader(header, 'a@example.com', 'a@example.com', HASH);
+    credentials.rememberHeader(other, 'b@example.com', 'b@example.com', HASH);
+    credentials.forget('a@example.com');
+    expect(credentials.header(header)).toBeUndefined();
+    expect(credentials.header(other)).toBeDefined();
+  });
+
+  test('headers are bounded: the oldest goes first', () => {
+    const { credentials } = cache(2);
+    const headers = ['1', '2', '3'].map((n) => `Basic ${Buffer.from(`a@example.com:key-${n}`).toString('base64')}`);
+    for (const each of headers) credentials.rememberHeader(each, 'a@example.com', 'a@example.com', HASH);
+    expect(credentials.headerCount).toBe(2);
+    expect(credentials.header(headers[0])).toBeUndefined();
+    expect(credentials.header(headers[2])).toBeDefined();
+  });
+});

@@ -32,9 +32,22 @@ const sha256: (text: string) => string =
  * account's current hash, so a key rotated or an account deleted anywhere stops matching as soon as
  * the caller sees the new row. {@link forget} drops an entry at once when this process changes it.
  */
+/** A whole Authorization header that carried a verified key (see {@link VerifiedCredentials.header}). */
+export interface VerifiedHeader {
+  /** The email as the header gave it (login throttling counts by it). */
+  login: string;
+  /** The account's email. */
+  email: string;
+  /** The stored scrypt hash the key was verified against. */
+  storedHash: string;
+  expiresAt: number;
+}
+
 export class VerifiedCredentials {
   private readonly secret = crypto.randomBytes(32).toString('base64url');
   private readonly entries = new Map<string, Verified>();
+  /** By keyed digest of the whole header: a repeated header is known from one digest, unparsed. */
+  private readonly headers = new Map<string, VerifiedHeader>();
 
   constructor(
     private readonly clock: Clock,
@@ -65,13 +78,49 @@ export class VerifiedCredentials {
     });
   }
 
+  /**
+   * The entry of an Authorization header that carried a key verified within the TTL, or undefined.
+   * Looked up by its keyed digest: the map's comparison of digests takes time that depends on them,
+   * but nobody without this process's secret can compute one, so it reveals nothing about a key.
+   * The caller still compares `storedHash` with the account's current hash, as for {@link has}.
+   */
+  header(header: string): VerifiedHeader | undefined {
+    const digest = this.headerDigest(header);
+    const entry = this.headers.get(digest);
+    if (entry !== undefined && this.clock() >= entry.expiresAt) {
+      this.headers.delete(digest);
+      return undefined;
+    }
+    return entry;
+  }
+
+  /** Remembers a header whose key scrypt (or {@link has}) just accepted for `email` against `storedHash`. */
+  rememberHeader(header: string, login: string, email: string, storedHash: string): void {
+    const digest = this.headerDigest(header);
+    this.headers.delete(digest);
+    if (this.headers.size >= this.maxEntries) this.headers.delete(this.headers.keys().next().value as string);
+    this.headers.set(digest, { login, email, storedHash, expiresAt: this.clock() + this.ttlMs });
+  }
+
   /** Drops what is remembered for `email` (its key changed or the account is gone). */
   forget(email: string): void {
     this.entries.delete(email);
+    // Rare (a key rotated, an account deleted), so a scan of the bounded map is fine.
+    for (const [digest, entry] of this.headers) if (entry.email === email) this.headers.delete(digest);
   }
 
   get size(): number {
     return this.entries.size;
+  }
+
+  /** Headers remembered (for tests of the bound). */
+  get headerCount(): number {
+    return this.headers.size;
+  }
+
+  private headerDigest(header: string): string {
+    // "h" keeps header digests apart from the per-email ones, whose text starts with a digit.
+    return sha256(`${this.secret}h${header}`);
   }
 
   private digest(email: string, apiKey: string): string {

@@ -109,6 +109,19 @@ describe('throttling repeated failures', () => {
     expect((await fromAddress(address, account.auth)).statusCode).toBe(200);
   });
 
+  test('a header verified moments ago (known without parsing) is refused like any other once its pair is blocked', async () => {
+    const address = '10.1.2.1';
+    expect((await fromAddress(address, account.auth)).statusCode).toBe(200);
+    expect((await fromAddress(address, account.auth)).statusCode).toBe(200);
+    const wrong = basic(account.email, 'wrong-key-wrong-key');
+    for (let i = 0; i < limit; i++) expect((await fromAddress(address, wrong)).statusCode).toBe(401);
+    const blocked = await fromAddress(address, account.auth);
+    expect(blocked.statusCode).toBe(429);
+    expect(json(blocked).code).toBe('too_many_auth_failures');
+    now += Number(blocked.headers['retry-after']) * 1000;
+    expect((await fromAddress(address, account.auth)).statusCode).toBe(200);
+  });
+
   test('successful requests never count toward the limit', async () => {
     const address = '10.2.2.2';
     for (let i = 0; i < limit * 2; i++) expect((await fromAddress(address, account.auth)).statusCode).toBe(200);

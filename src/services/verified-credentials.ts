@@ -21,17 +21,6 @@ const sha256: (text: string) => string =
     ? (text) => crypto.hash('sha256', text, 'base64')
     : (text) => crypto.createHash('sha256').update(text).digest('base64');
 
-/**
- * A short-lived memory of API keys that passed scrypt, so a client sending the same key on every
- * request pays for scrypt once a minute instead of on each one. Nothing changes at rest (the store
- * keeps only scrypt hashes), and memory never holds a key: only, for at most the TTL, a SHA-256 of
- * it keyed with a random secret of this process (useless outside it, and not reversible without
- * that secret), compared in constant time.
- *
- * An entry counts only together with the stored hash it was verified against: callers pass the
- * account's current hash, so a key rotated or an account deleted anywhere stops matching as soon as
- * the caller sees the new row. {@link forget} drops an entry at once when this process changes it.
- */
 /** A whole Authorization header that carried a verified key (see {@link VerifiedCredentials.header}). */
 export interface VerifiedHeader {
   /** The email as the header gave it (login throttling counts by it). */
@@ -43,6 +32,17 @@ export interface VerifiedHeader {
   expiresAt: number;
 }
 
+/**
+ * A short-lived memory of API keys that passed scrypt, so a client sending the same key on every
+ * request pays for scrypt once a minute instead of on each one. Nothing changes at rest (the store
+ * keeps only scrypt hashes), and memory never holds a key: only, for at most the TTL, a SHA-256 of
+ * it keyed with a random secret of this process (useless outside it, and not reversible without
+ * that secret), compared in constant time.
+ *
+ * An entry counts only together with the stored hash it was verified against: callers pass the
+ * account's current hash, so a key rotated or an account deleted anywhere stops matching as soon as
+ * the caller sees the new row. {@link forget} drops an entry at once when this process changes it.
+ */
 export class VerifiedCredentials {
   private readonly secret = crypto.randomBytes(32).toString('base64url');
   private readonly entries = new Map<string, Verified>();

@@ -3,6 +3,7 @@
 // JavaScript as Float32Array views, without the per-element conversions of a JS array.
 #include <napi.h>
 
+#include <cmath>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -101,6 +102,23 @@ class VectorGraph : public Napi::ObjectWrap<VectorGraph> {
     return true;
   }
 
+  /** The non-negative integer argument `at` into `out`; false after throwing. */
+  static bool countArg(const Napi::CallbackInfo& info, size_t at, size_t& out) {
+    if (info.Length() <= at || !info[at].IsNumber()) {
+      Napi::TypeError::New(info.Env(), "expected a number as argument " + std::to_string(at + 1))
+          .ThrowAsJavaScriptException();
+      return false;
+    }
+    const double value = info[at].As<Napi::Number>().DoubleValue();
+    if (!(value >= 0 && value <= 9007199254740991.0) || value != static_cast<double>(static_cast<int64_t>(value))) {
+      Napi::RangeError::New(info.Env(), "expected a non-negative integer as argument " + std::to_string(at + 1))
+          .ThrowAsJavaScriptException();
+      return false;
+    }
+    out = static_cast<size_t>(value);
+    return true;
+  }
+
   /** The Float32Array argument `at`, checked against the dimensions; nullptr after throwing. */
   const float* vectorArg(const Napi::CallbackInfo& info, size_t at) {
     if (info.Length() <= at || !info[at].IsTypedArray() ||
@@ -115,17 +133,30 @@ class VectorGraph : public Napi::ObjectWrap<VectorGraph> {
           .ThrowAsJavaScriptException();
       return nullptr;
     }
-    return vector.Data();
+    const float* data = vector.Data();
+    for (size_t i = 0; i < vector.ElementLength(); i++) {
+      if (!std::isfinite(data[i])) {
+        // One would make the code's step infinite and its distances NaN, which breaks the graph's heaps.
+        Napi::RangeError::New(info.Env(), "vector has a component that is not a finite number")
+            .ThrowAsJavaScriptException();
+        return nullptr;
+      }
+    }
+    return data;
   }
 
   /** init(maxElements, m, efConstruction, seed): a new empty graph. */
   Napi::Value init(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     if (busy_) return fail(env, "vector graph is being written");
+    size_t maxElements, m, efConstruction, seed;
+    if (!countArg(info, 0, maxElements) || !countArg(info, 1, m) || !countArg(info, 2, efConstruction) ||
+        !countArg(info, 3, seed)) {
+      return env.Undefined();
+    }
+    if (m < 2) return fail(env, "m must be at least 2");
     try {
-      graph_ = std::make_unique<Graph>(&space_, info[0].As<Napi::Number>().Int64Value(),
-                                       info[1].As<Napi::Number>().Int64Value(), info[2].As<Napi::Number>().Int64Value(),
-                                       info[3].As<Napi::Number>().Int64Value(), true);
+      graph_ = std::make_unique<Graph>(&space_, maxElements, m, efConstruction, seed, true);
     } catch (const std::exception& error) {
       return fail(env, error.what());
     }
@@ -156,10 +187,11 @@ class VectorGraph : public Napi::ObjectWrap<VectorGraph> {
     Napi::Env env = info.Env();
     if (!ready(env, true)) return env.Undefined();
     const float* vector = vectorArg(info, 0);
-    if (!vector) return env.Undefined();
+    size_t label;
+    if (!vector || !countArg(info, 1, label)) return env.Undefined();
     sq8::quantize(vector, space_.layout(), code_.data());
     try {
-      graph_->addPoint(code_.data(), static_cast<hnswlib::labeltype>(info[1].As<Napi::Number>().Int64Value()), true);
+      graph_->addPoint(code_.data(), static_cast<hnswlib::labeltype>(label), true);
     } catch (const std::exception& error) {
       return fail(env, error.what());
     }
@@ -169,9 +201,10 @@ class VectorGraph : public Napi::ObjectWrap<VectorGraph> {
   /** remove(label): whether the label was in the graph and not deleted yet. */
   Napi::Value remove(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    if (!ready(env, true)) return env.Undefined();
+    size_t label;
+    if (!ready(env, true) || !countArg(info, 0, label)) return env.Undefined();
     try {
-      graph_->markDelete(static_cast<hnswlib::labeltype>(info[0].As<Napi::Number>().Int64Value()));
+      graph_->markDelete(static_cast<hnswlib::labeltype>(label));
       return Napi::Boolean::New(env, true);
     } catch (const std::exception&) {
       return Napi::Boolean::New(env, false);  // unknown or already deleted
@@ -183,12 +216,16 @@ class VectorGraph : public Napi::ObjectWrap<VectorGraph> {
     Napi::Env env = info.Env();
     if (!ready(env, false)) return env.Undefined();
     const float* query = vectorArg(info, 0);
-    if (!query) return env.Undefined();
-    const size_t k = static_cast<size_t>(info[1].As<Napi::Number>().Int64Value());
+    size_t k, ef;
+    if (!query || !countArg(info, 1, k) || !countArg(info, 2, ef)) return env.Undefined();
     std::vector<char> code(space_.get_data_size());
     sq8::quantize(query, space_.layout(), code.data());
     std::unique_ptr<AllowedLabels> filter;
-    if (info.Length() > 3 && info[3].IsTypedArray()) {
+    if (info.Length() > 3 && !info[3].IsUndefined()) {
+      if (!info[3].IsTypedArray() || info[3].As<Napi::TypedArray>().TypedArrayType() != napi_float64_array) {
+        Napi::TypeError::New(env, "allowed labels must be a Float64Array").ThrowAsJavaScriptException();
+        return env.Undefined();
+      }
       Napi::Float64Array allowed = info[3].As<Napi::Float64Array>();
       std::unordered_set<hnswlib::labeltype> labels;
       labels.reserve(allowed.ElementLength());
@@ -197,7 +234,7 @@ class VectorGraph : public Napi::ObjectWrap<VectorGraph> {
     }
     std::priority_queue<std::pair<float, hnswlib::labeltype>> found;
     try {
-      graph_->setEf(static_cast<size_t>(info[2].As<Napi::Number>().Int64Value()));
+      graph_->setEf(ef);
       found = graph_->searchKnn(code.data(), k, filter.get());
     } catch (const std::exception& error) {
       return fail(env, error.what());
@@ -217,9 +254,10 @@ class VectorGraph : public Napi::ObjectWrap<VectorGraph> {
 
   Napi::Value resize(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    if (!ready(env, true)) return env.Undefined();
+    size_t maxElements;
+    if (!ready(env, true) || !countArg(info, 0, maxElements)) return env.Undefined();
     try {
-      graph_->resizeIndex(static_cast<size_t>(info[0].As<Napi::Number>().Int64Value()));
+      graph_->resizeIndex(maxElements);
     } catch (const std::exception& error) {
       return fail(env, error.what());
     }

@@ -7,10 +7,10 @@
  * `{ id, error }`; insertion progress is reported as `{ type: 'added', graph, labels }`.
  */
 import { existsSync } from 'node:fs';
-import { rename } from 'node:fs/promises';
+import { rename, stat } from 'node:fs/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import { collectGarbage } from './exposed-gc.js';
-import { lowerThreadPriority } from './thread-priority.js';
+import { lowerPrioritySuffices, lowerThreadPriority } from './thread-priority.js';
 import { VectorGraph } from './vector-graph-addon.js';
 
 const MIN_CAPACITY = 1024;
@@ -23,10 +23,19 @@ const SLICE_MS = 3;
  * below (used where the priority cannot be lowered) left about half a core idle while the main
  * thread indexed a burst of acknowledged writes; the graphs were complete 32 s after the burst
  * began, against 28 s at the lowest priority. The cost: where other processes keep every core
- * busy, graph building and the graph searches of this worker wait for them.
+ * busy, graph building and the graph searches of this worker wait for them. With one CPU or under
+ * a CPU quota the priority is left alone and the pacing below is used (see lowerPrioritySuffices).
  */
 const WORKER_NICE = 19;
-const lowered = lowerThreadPriority(WORKER_NICE);
+let lowered = false;
+// Threads inherit the nice value of the thread that creates them, and libuv's thread pool (file
+// I/O, scrypt, DNS for the whole process) is created by its first user: make sure it exists before
+// this thread lowers itself.
+stat('.')
+  .catch(() => undefined)
+  .then(() => {
+    lowered = lowerPrioritySuffices() && lowerThreadPriority(WORKER_NICE);
+  });
 /**
  * Where the priority could not be lowered: while the main thread is busy (main-thread-load.ts), a
  * slice is followed by this many slices' worth of pause, so graph building takes about

@@ -1,8 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { expect, test } from 'vitest';
-import { lowerThreadPriority } from './thread-priority.js';
+import { lowerPrioritySuffices, lowerThreadPriority } from './thread-priority.js';
 
 const linux = process.platform === 'linux';
 
@@ -49,4 +50,24 @@ test('refuses to lower the main thread (that would slow the whole process)', () 
   const before = os.getPriority();
   expect(lowerThreadPriority(19)).toBe(false);
   expect(os.getPriority()).toBe(before);
+});
+
+test('a lower priority suffices with 2 or more CPUs and no CPU quota (cgroup v2 or v1)', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'cpu-quota-'));
+  try {
+    const files = { v2: path.join(dir, 'cpu.max'), v1: path.join(dir, 'cpu.cfs_quota_us') };
+    expect(lowerPrioritySuffices(2, files)).toBe(true); // neither file
+    expect(lowerPrioritySuffices(1, files)).toBe(false);
+    writeFileSync(files.v2, 'max 100000\n');
+    expect(lowerPrioritySuffices(4, files)).toBe(true);
+    writeFileSync(files.v2, '200000 100000\n'); // docker --cpus 2
+    expect(lowerPrioritySuffices(4, files)).toBe(false);
+    rmSync(files.v2);
+    writeFileSync(files.v1, '-1\n');
+    expect(lowerPrioritySuffices(4, files)).toBe(true);
+    writeFileSync(files.v1, '150000\n');
+    expect(lowerPrioritySuffices(4, files)).toBe(false);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -131,6 +131,23 @@ describe('VectorGraph (8-bit codes)', () => {
     expect(() => graph.search(new Float32Array(DIMENSIONS - 1), 1, 10)).toThrow(RangeError);
     expect(() => graph.add(Array.from(queries[0]) as unknown as Float32Array, 1)).toThrow(TypeError);
     expect(() => new VectorGraph(DIMENSIONS).search(queries[0], 1, 10)).toThrow(/not initialized/);
+    const nan = Float32Array.from(queries[0]);
+    nan[3] = Number.NaN;
+    expect(() => graph.add(nan, 7000)).toThrow(RangeError);
+  });
+
+  test('checks the other arguments before changing anything', () => {
+    const count = graph.count();
+    const add = graph.add as unknown as (vector: Float32Array) => void;
+    expect(() => add(queries[3])).toThrow(TypeError); // no label
+    expect(() => graph.add(queries[3], -1)).toThrow(RangeError);
+    expect(() => graph.add(queries[3], 1.5)).toThrow(RangeError);
+    expect(graph.count()).toBe(count);
+    expect(() => graph.search(queries[3], -1, 10)).toThrow(RangeError);
+    expect(() => graph.search(queries[3], 1, 10, Int32Array.from([1, 2]) as unknown as Float64Array)).toThrow(
+      TypeError,
+    );
+    expect(() => graph.resize(Number.NaN)).toThrow(RangeError);
   });
 
   test('release frees the graph: it is then empty and refuses searches', () => {

@@ -90,16 +90,19 @@ class VectorGraph : public Napi::ObjectWrap<VectorGraph> {
     return env.Undefined();
   }
 
+  /** False, after throwing, while a file read or write runs (it would race with any change). */
+  bool idle(Napi::Env env) {
+    if (busy_) Napi::Error::New(env, "vector graph is being written").ThrowAsJavaScriptException();
+    return !busy_;
+  }
+
+  /** False, after throwing, without a graph, or when `mutating` while a file read or write runs. */
   bool ready(Napi::Env env, bool mutating) {
     if (!graph_) {
       Napi::Error::New(env, "vector graph is not initialized").ThrowAsJavaScriptException();
       return false;
     }
-    if (mutating && busy_) {
-      Napi::Error::New(env, "vector graph is being written").ThrowAsJavaScriptException();
-      return false;
-    }
-    return true;
+    return !mutating || idle(env);
   }
 
   /** The non-negative integer argument `at` into `out`; false after throwing. */
@@ -148,7 +151,7 @@ class VectorGraph : public Napi::ObjectWrap<VectorGraph> {
   /** init(maxElements, m, efConstruction, seed): a new empty graph. */
   Napi::Value init(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    if (busy_) return fail(env, "vector graph is being written");
+    if (!idle(env)) return env.Undefined();
     size_t maxElements, m, efConstruction, seed;
     if (!countArg(info, 0, maxElements) || !countArg(info, 1, m) || !countArg(info, 2, efConstruction) ||
         !countArg(info, 3, seed)) {
@@ -172,7 +175,7 @@ class VectorGraph : public Napi::ObjectWrap<VectorGraph> {
   Napi::Value fileWork(const Napi::CallbackInfo& info, bool reading) {
     Napi::Env env = info.Env();
     if (info.Length() < 1 || !info[0].IsString()) return fail(env, "expected a file name");
-    if (busy_) return fail(env, "vector graph is being written");
+    if (!idle(env)) return env.Undefined();
     if (!reading && !graph_) return fail(env, "vector graph is not initialized");
     busy_ = true;
     Ref();
@@ -218,8 +221,7 @@ class VectorGraph : public Napi::ObjectWrap<VectorGraph> {
     const float* query = vectorArg(info, 0);
     size_t k, ef;
     if (!query || !countArg(info, 1, k) || !countArg(info, 2, ef)) return env.Undefined();
-    std::vector<char> code(space_.get_data_size());
-    sq8::quantize(query, space_.layout(), code.data());
+    sq8::quantize(query, space_.layout(), code_.data());
     std::unique_ptr<AllowedLabels> filter;
     if (info.Length() > 3 && !info[3].IsUndefined()) {
       if (!info[3].IsTypedArray() || info[3].As<Napi::TypedArray>().TypedArrayType() != napi_float64_array) {
@@ -235,7 +237,7 @@ class VectorGraph : public Napi::ObjectWrap<VectorGraph> {
     std::priority_queue<std::pair<float, hnswlib::labeltype>> found;
     try {
       graph_->setEf(ef);
-      found = graph_->searchKnn(code.data(), k, filter.get());
+      found = graph_->searchKnn(code_.data(), k, filter.get());
     } catch (const std::exception& error) {
       return fail(env, error.what());
     }
@@ -286,11 +288,12 @@ class VectorGraph : public Napi::ObjectWrap<VectorGraph> {
   /** release(): frees the graph's memory now rather than when the collector finalizes the object. */
   Napi::Value release(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    if (busy_) return fail(env, "vector graph is being written");
+    if (!idle(env)) return env.Undefined();
     graph_.reset();
     return env.Undefined();
   }
 
+  /** The code of the vector being added or searched (calls come from one JS thread, one at a time). */
   std::vector<char> code_;
 };
 

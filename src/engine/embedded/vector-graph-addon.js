@@ -8,11 +8,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const vectorGraphDir = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  '../../../native/vector-graph',
-);
-export const vectorGraphAddon = path.join(vectorGraphDir, 'build', 'Release', 'vector_graph.node');
+const vectorGraphDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../native/vector-graph');
+const vectorGraphAddon = path.join(vectorGraphDir, 'build', 'Release', 'vector_graph.node');
 
 /**
  * @typedef {{

@@ -87,6 +87,9 @@ test('constantTimeEqual compares whole strings', () => {
   expect(constantTimeEqual('', '')).toBe(true);
 });
 
+const headerEntries = (credentials: VerifiedCredentials) =>
+  (credentials as unknown as { headers: Map<number, { tagLow: number }> }).headers;
+
 describe('VerifiedCredentials headers', () => {
   const header = `Basic ${Buffer.from('a@example.com:key-a').toString('base64')}`;
 
@@ -100,10 +103,29 @@ describe('VerifiedCredentials headers', () => {
     });
     expect(credentials.header(`${header} `)).toBeUndefined();
     expect(credentials.header(header.toLowerCase())).toBeUndefined();
-    // Nothing of the header is kept but its keyed digest.
-    expect(JSON.stringify([...(credentials as unknown as { headers: Map<string, unknown> }).headers])).not.toContain(
-      header.slice(6),
-    );
+    // Nothing of the header is kept but its keyed tag.
+    expect(JSON.stringify([...headerEntries(credentials)])).not.toContain(header.slice(6));
+  });
+
+  test('a header must match all 64 bits of its tag, not only the map key', () => {
+    const { credentials } = cache();
+    credentials.rememberHeader(header, 'a@example.com', 'a@example.com', HASH);
+    const [entry] = headerEntries(credentials).values();
+    // As if another header's tag had the same high 53 bits: the low bits the key leaves out differ.
+    entry.tagLow ^= 1;
+    expect(credentials.header(header)).toBeUndefined();
+    entry.tagLow ^= 1;
+    expect(credentials.header(header)).toBeDefined();
+  });
+
+  test('a header with a character above U+00FF (which Node never parses) is not remembered', () => {
+    const { credentials } = cache();
+    const wide = `${header}\u20ac`;
+    credentials.rememberHeader(wide, 'a@example.com', 'a@example.com', HASH);
+    expect(credentials.headerCount).toBe(0);
+    expect(credentials.header(wide)).toBeUndefined();
+    // Not confused with the header without that character either.
+    expect(credentials.header(header)).toBeUndefined();
   });
 
   test('headers expire after the TTL', () => {

@@ -160,7 +160,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   });
 
   app.setErrorHandler(rootErrorHandler);
-  app.setNotFoundHandler((request) => {
+  app.setNotFoundHandler((request, reply) => {
+    app.countUnmatchedResponse?.(request, reply);
     throw new AppError('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}`);
   });
 

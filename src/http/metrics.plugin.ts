@@ -1,9 +1,17 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { Type } from 'typebox';
 import { AppError } from '../errors.js';
 import { type AppMetrics, dataPlaneOutcome, searchSeconds } from '../metrics/metrics.js';
+import type { DataPlaneRoute } from '../services/data-plane/index.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Counts the response of a request no route matched (for the not-found handlers to call). */
+    countUnmatchedResponse?: (request: FastifyRequest, reply: FastifyReply) => void;
+  }
+}
 
 export interface MetricsPluginOptions {
   metrics: AppMetrics;
@@ -17,21 +25,22 @@ export const UNMATCHED_ROUTE = '(unmatched)';
 /**
  * Counts and times every response (by route pattern, never the raw URL) and every data-plane
  * operation, and serves `GET /metrics` in the Prometheus text format. Registered with
- * fastify-plugin so its hook sees the routes of every plugin registered after it.
+ * fastify-plugin so it sees the routes of every plugin registered after it.
+ *
+ * Each route gets its own onResponse hook, made when the route is added and holding its pattern
+ * and operation: one hook for every route would read `request.routeOptions` on every response, a
+ * getter that builds a new object each time (issue #11). Responses no route matched are counted by
+ * {@link FastifyInstance.countUnmatchedResponse}, which the not-found handlers call.
  */
 async function metricsPlugin(app: FastifyInstance, { metrics, token }: MetricsPluginOptions): Promise<void> {
-  // A callback hook (an async one costs a promise per response), reading `routeOptions` once:
-  // Fastify builds a new object on every access of that getter.
-  app.addHook('onResponse', (request, reply, done) => {
-    const { url, config } = request.routeOptions;
-    const seconds = reply.elapsedTime / 1000;
-    metrics.http.record(request.method, url ?? UNMATCHED_ROUTE, reply.statusCode, seconds);
-    const operation = url === undefined ? undefined : config?.dataPlaneRoute;
-    if (operation !== undefined) {
-      metrics.dataPlaneOperations.inc({ operation, outcome: dataPlaneOutcome(reply.statusCode) });
-      if (operation === 'search' && reply.statusCode < 400) searchSeconds.observe(seconds);
-    }
-    done();
+  app.addHook('onRoute', (route) => {
+    const hooks = route.onResponse === undefined ? [] : [route.onResponse].flat();
+    route.onResponse = [...hooks, responseCounter(metrics, route.url, route.config?.dataPlaneRoute)];
+  });
+  const unmatched = metrics.http.forRoute(UNMATCHED_ROUTE);
+  app.decorate('countUnmatchedResponse', (request: FastifyRequest, reply: FastifyReply) => {
+    // Not-found handlers take no onResponse hook: the response's end is its own event.
+    reply.raw.once('finish', () => unmatched(request.method, reply.statusCode, reply.elapsedTime / 1000));
   });
 
   const expected = token === undefined ? undefined : digest(`Bearer ${token}`);
@@ -67,6 +76,24 @@ async function metricsPlugin(app: FastifyInstance, { metrics, token }: MetricsPl
       return reply.type(metrics.contentType).send(await metrics.scrape());
     },
   );
+}
+
+/** A callback onResponse hook (an async one costs a promise per response) for one route. */
+function responseCounter(
+  metrics: AppMetrics,
+  url: string,
+  operation: DataPlaneRoute | undefined,
+): onResponseHookHandler {
+  const record = metrics.http.forRoute(url);
+  return (request, reply, done) => {
+    const seconds = reply.elapsedTime / 1000;
+    record(request.method, reply.statusCode, seconds);
+    if (operation !== undefined) {
+      metrics.dataPlaneOperations.inc({ operation, outcome: dataPlaneOutcome(reply.statusCode) });
+      if (operation === 'search' && reply.statusCode < 400) searchSeconds.observe(seconds);
+    }
+    done();
+  };
 }
 
 /** Fixed-length digests, so the comparison takes the same time whatever the header's length. */

@@ -37,3 +37,21 @@ test('a merged registry renders the same series, and reset empties them', async 
   registry.resetMetrics();
   expect(await registry.metrics()).not.toContain('route="/healthz"');
 });
+
+test('a route recorder counts into the same series as record, and into a new one after a reset', async () => {
+  const registry = new Registry();
+  const metrics = new HttpRequestMetrics(registry);
+  const route = metrics.forRoute('/healthz');
+  route('GET', 200, 0.001);
+  metrics.record('GET', '/healthz', 200, 0.001);
+  route('GET', 200, 0.001);
+  expect(await registry.metrics()).toContain(
+    'searchplane_http_requests_total{method="GET",route="/healthz",status_code="200"} 3',
+  );
+  registry.resetMetrics();
+  // The recorder still remembers the dropped series; it must count into a new one.
+  route('GET', 200, 0.001);
+  expect(await registry.metrics()).toContain(
+    'searchplane_http_requests_total{method="GET",route="/healthz",status_code="200"} 1',
+  );
+});

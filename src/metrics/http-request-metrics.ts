@@ -5,10 +5,21 @@ export const HTTP_SECONDS_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
 
 interface Series {
   labels: { method: string; route: string; status_code: string };
+  statusCode: number;
   count: number;
   sum: number;
   /** Requests per bucket (not cumulative); the last slot is above the largest bound. */
   buckets: Float64Array;
+  /** Dropped by a reset of the metrics. */
+  reset: boolean;
+}
+
+function add(entry: Series, seconds: number): void {
+  entry.count++;
+  entry.sum += seconds;
+  let slot = 0;
+  while (slot < HTTP_SECONDS_BUCKETS.length && seconds > HTTP_SECONDS_BUCKETS[slot]) slot++;
+  entry.buckets[slot]++;
 }
 
 /** The shape prom-client's Registry reads from a metric when it renders or merges. */
@@ -44,22 +55,41 @@ export class HttpRequestMetrics {
   }
 
   record(method: string, route: string, statusCode: number, seconds: number): void {
+    add(this.entry(method, route, statusCode), seconds);
+  }
+
+  /**
+   * {@link record} for one route pattern, remembering the series of its last response: a route
+   * answering the same method and status as last time (nearly always) skips building the key and
+   * the lookup.
+   */
+  forRoute(route: string): (method: string, statusCode: number, seconds: number) => void {
+    let last: Series | undefined;
+    return (method, statusCode, seconds) => {
+      let entry = last;
+      if (entry === undefined || entry.statusCode !== statusCode || entry.labels.method !== method || entry.reset) {
+        entry = this.entry(method, route, statusCode);
+        last = entry;
+      }
+      add(entry, seconds);
+    };
+  }
+
+  private entry(method: string, route: string, statusCode: number): Series {
     const key = `${method} ${statusCode} ${route}`;
     let entry = this.series.get(key);
     if (entry === undefined) {
       entry = {
         labels: { method, route, status_code: String(statusCode) },
+        statusCode,
         count: 0,
         sum: 0,
         buckets: new Float64Array(HTTP_SECONDS_BUCKETS.length + 1),
+        reset: false,
       };
       this.series.set(key, entry);
     }
-    entry.count++;
-    entry.sum += seconds;
-    let slot = 0;
-    while (slot < HTTP_SECONDS_BUCKETS.length && seconds > HTTP_SECONDS_BUCKETS[slot]) slot++;
-    entry.buckets[slot]++;
+    return entry;
   }
 
   private counter(): MetricSource {
@@ -101,7 +131,11 @@ export class HttpRequestMetrics {
       type,
       aggregator: 'sum',
       get: () => ({ name, help, type, aggregator: 'sum', values: values() }),
-      reset: () => this.series.clear(),
+      reset: () => {
+        // A route's recorder may still hold one of these: it must not count into a dropped series.
+        for (const entry of this.series.values()) entry.reset = true;
+        this.series.clear();
+      },
     };
   }
 }

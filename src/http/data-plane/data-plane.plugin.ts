@@ -45,7 +45,8 @@ export async function dataPlanePlugin(
     if (toAppError(error).status === 401) reply.header('www-authenticate', BEARER_CHALLENGE);
     return handleError(error, request, reply);
   });
-  app.setNotFoundHandler((request) => {
+  app.setNotFoundHandler((request, reply) => {
+    app.countUnmatchedResponse?.(request, reply);
     throw new AppError('route_not_found', `Not found: ${request.method} ${dataPlanePath(request)}`);
   });
 

@@ -4,7 +4,7 @@
 // with Basic auth, POST /v2/search (create). Prints numbers; it is not a timed test.
 //
 // Environment: BENCH_DURATION (s per route and round, default 5), BENCH_WARMUP (s, 2),
-// BENCH_CONNECTIONS (10), BENCH_ROUNDS (3: the routes are measured in turn that many times, each
+// BENCH_CONNECTIONS (10), BENCH_ROUNDS (5: the routes are measured in turn that many times, each
 // row is the round with the median req/s and the GET ratio the median of the rounds' ratios, which
 // evens out a machine that other work shares; 1 for a single pass),
 // BENCH_LOG_LEVEL (warn; "info" adds two request log lines per request to both servers),
@@ -28,7 +28,7 @@ const logLevel = process.env.BENCH_LOG_LEVEL ?? 'warn';
 const databaseUrl = process.env.BENCH_DATABASE_URL;
 const profile = process.env.BENCH_PROFILE === '1';
 const routes = new Set((process.env.BENCH_ROUTES ?? 'bare,get,create').split(','));
-const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
 /** GET /v2/search/{id} against the bare route returning the same record, in the same run (issue #11). */
 const GET_TARGET_RATIO = 0.8;
 

@@ -1,7 +1,7 @@
 import { AppError, errors } from '../errors.js';
 import type { Store } from '../store/database.js';
 import { isUniqueViolation } from '../store/database.js';
-import type { ReadCache } from '../store/read-cache.js';
+import type { CacheScope, ReadCache } from '../store/read-cache.js';
 import type { AccountRow } from '../store/repositories/account.repository.js';
 import * as accounts from '../store/repositories/account.repository.js';
 import { insertMessagingInstances } from '../store/repositories/messaging.repository.js';
@@ -32,12 +32,15 @@ export class AccountService {
    * stops counting as soon as this node reads the account row again (see {@link authenticate}).
    */
   private readonly verified: VerifiedCredentials;
+  /** Account rows by email, as read (undefined: no such account). */
+  private readonly rows: CacheScope<AccountRow | undefined>;
 
   constructor(
     private readonly store: Store,
     private readonly options: AccountServiceOptions,
   ) {
     this.verified = new VerifiedCredentials(options.clock);
+    this.rows = options.cache.scope();
   }
 
   /** Creates an account with a fresh API key, and its messaging instances. */
@@ -107,7 +110,7 @@ export class AccountService {
    * request on every node; only the scrypt verdict for an unchanged row is remembered.
    */
   async authenticate(email: string, apiKey: string): Promise<string> {
-    const account = await this.options.cache.get(accountKey(email), () => accounts.findAccount(this.store.db, email));
+    const account = await this.rows.get(email, () => accounts.findAccount(this.store.db, email));
     if (!account) {
       this.verified.forget(email);
       // Spend the same work as a real check so timing does not reveal which emails exist.
@@ -126,7 +129,7 @@ export class AccountService {
    * the account email, or undefined when {@link authenticate} must decide (never a refusal).
    */
   verifiedNow(email: string, apiKey: string): string | undefined {
-    const account = this.options.cache.peek<AccountRow>(accountKey(email));
+    const account = this.rows.peek(email);
     if (account && this.verified.has(account.email, apiKey, account.api_key_hash)) return account.email;
     return undefined;
   }
@@ -140,7 +143,7 @@ export class AccountService {
   verifiedHeaderNow(header: string): { login: string; email: string } | undefined {
     const entry = this.verified.header(header);
     if (entry === undefined) return undefined;
-    const account = this.options.cache.peek<AccountRow>(accountKey(entry.email));
+    const account = this.rows.peek(entry.email);
     return account?.api_key_hash === entry.storedHash ? entry : undefined;
   }
 
@@ -149,12 +152,10 @@ export class AccountService {
    * the account `email` (a result of {@link authenticate} or {@link verifiedNow}).
    */
   rememberHeader(header: string, login: string, email: string): void {
-    const account = this.options.cache.peek<AccountRow>(accountKey(email));
+    const account = this.rows.peek(email);
     if (account) this.verified.rememberHeader(header, login, account.email, account.api_key_hash);
   }
 }
-
-const accountKey = (email: string) => `account:${email}`;
 
 const DUMMY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
 

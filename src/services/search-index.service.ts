@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError, errors } from '../errors.js';
 import type { Store } from '../store/database.js';
 import { isUniqueViolation } from '../store/database.js';
-import type { ReadCache } from '../store/read-cache.js';
+import type { CacheScope, ReadCache } from '../store/read-cache.js';
 import { lockAccount } from '../store/repositories/account.repository.js';
 import type { SearchIndexRow } from '../store/repositories/search-index.repository.js';
 import * as repo from '../store/repositories/search-index.repository.js';
@@ -71,12 +71,17 @@ const ENDPOINT_ATTEMPTS = 8;
 export class SearchIndexService {
   private readonly series: ThroughputSeries;
   private readonly json = new IndexRecordJson();
+  /** Index rows by id and by endpoint, as read (undefined: no such index). */
+  private readonly byId: CacheScope<SearchIndexRow | undefined>;
+  private readonly byEndpoint: CacheScope<SearchIndexRow | undefined>;
 
   constructor(
     private readonly store: Store,
     private readonly options: SearchIndexServiceOptions,
   ) {
     this.series = new ThroughputSeries(options.usage, options.clock, () => store.changeToken());
+    this.byId = options.cache.scope();
+    this.byEndpoint = options.cache.scope();
   }
 
   async create(customerId: string, input: CreateIndexInput): Promise<SearchIndexRecord> {
@@ -136,8 +141,8 @@ export class SearchIndexService {
    */
   getJson(customerId: string, id: string): Buffer | Promise<Buffer> {
     // Without a promise when the row and the series are both at hand (the steady state).
-    const row = this.options.cache.peek<SearchIndexRow>(ownedKey(customerId, id));
-    const series = row && this.series.json(row.id);
+    const row = this.byId.peek(id);
+    const series = row?.customer_id === customerId && this.series.json(row.id);
     if (row && typeof series === 'string') return this.json.body(row, series);
     return this.requireOwned(customerId, id).then(async (owned) =>
       this.json.body(owned, await this.series.json(owned.id)),
@@ -155,9 +160,7 @@ export class SearchIndexService {
    */
   findByEndpoint(endpoint: string): Promise<(SearchIndexRow & { record_head?: number }) | undefined> {
     if (this.store.dialect === 'postgres') return repo.findSearchIndexWithHeadByEndpoint(this.store.db, endpoint);
-    return this.options.cache.get(`endpoint:${endpoint}`, () =>
-      repo.findSearchIndexByEndpoint(this.store.db, endpoint),
-    );
+    return this.byEndpoint.get(endpoint, () => repo.findSearchIndexByEndpoint(this.store.db, endpoint));
   }
 
   async rename(customerId: string, id: string, name: string): Promise<void> {
@@ -191,10 +194,9 @@ export class SearchIndexService {
   }
 
   async requireOwned(customerId: string, id: string): Promise<SearchIndexRow> {
-    const row = await this.options.cache.get(ownedKey(customerId, id), () =>
-      repo.findOwnedSearchIndex(this.store.db, customerId, id),
-    );
-    if (!row) throw errors.indexNotFound();
+    // By id alone, so the cache key is the id as given; another account's index reads as missing.
+    const row = await this.byId.get(id, () => repo.findSearchIndexById(this.store.db, id));
+    if (row?.customer_id !== customerId) throw errors.indexNotFound();
     return row;
   }
 
@@ -207,8 +209,6 @@ export class SearchIndexService {
     return { ...recordFields(row), throughput_vector: throughput ?? (await this.throughput(row.id)) };
   }
 }
-
-const ownedKey = (customerId: string, id: string) => `index:${customerId}:${id}`;
 
 /** The series of an index that has seen no traffic yet. */
 function zeroThroughput(nowMs: number): ThroughputPoint[] {

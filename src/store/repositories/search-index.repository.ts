@@ -8,18 +8,9 @@ export async function insertSearchIndex(db: Executor, row: SearchIndexRow): Prom
   await db.insertInto('search_indexes').values(row).execute();
 }
 
-/** Finds an index only if the account owns it, so another account's index reads as missing. */
-export function findOwnedSearchIndex(
-  db: Executor,
-  customerId: string,
-  id: string,
-): Promise<SearchIndexRow | undefined> {
-  return db
-    .selectFrom('search_indexes')
-    .selectAll()
-    .where('id', '=', id)
-    .where('customer_id', '=', customerId)
-    .executeTakeFirst();
+/** The index with this id, whoever owns it (callers check ownership: see SearchIndexService). */
+export function findSearchIndexById(db: Executor, id: string): Promise<SearchIndexRow | undefined> {
+  return db.selectFrom('search_indexes').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
 export function findOwnedSearchIndexByName(

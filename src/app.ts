@@ -93,6 +93,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   // of its path and query (before authentication), in one hook rather than three.
   app.addHook('onRequest', (request, reply, done) => {
     setRequestIdHeader(request, reply);
+    // Here, not in the not-found handlers, so that those refused before them count too.
+    if (request.is404) app.countUnmatchedResponse?.(request, reply);
     if (acceptingRequests !== undefined && !acceptingRequests()) {
       return done(
         new AppError('service_unavailable', 'searchplane is starting; try again in a moment', {
@@ -152,7 +154,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
-  // Before every other route, so its hook counts them all (and after swagger, which documents it).
+  // Before every other route: it counts only the routes added after it (and after swagger, which
+  // documents its route).
   await app.register(metricsPlugin, { metrics: createAppMetrics({ store, engine }), token: config.metricsToken });
   await app.register(swaggerUi, {
     routePrefix: '/docs',
@@ -160,8 +163,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   });
 
   app.setErrorHandler(rootErrorHandler);
-  app.setNotFoundHandler((request, reply) => {
-    app.countUnmatchedResponse?.(request, reply);
+  app.setNotFoundHandler((request) => {
     throw new AppError('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}`);
   });
 

@@ -8,7 +8,7 @@ import type { DataPlaneRoute } from '../services/data-plane/index.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Counts the response of a request no route matched (for the not-found handlers to call). */
+    /** Counts, when it ends, the response to a request no route matched. */
     countUnmatchedResponse?: (request: FastifyRequest, reply: FastifyReply) => void;
   }
 }
@@ -29,8 +29,10 @@ export const UNMATCHED_ROUTE = '(unmatched)';
  *
  * Each route gets its own onResponse hook, made when the route is added and holding its pattern
  * and operation: one hook for every route would read `request.routeOptions` on every response, a
- * getter that builds a new object each time (issue #11). Responses no route matched are counted by
- * {@link FastifyInstance.countUnmatchedResponse}, which the not-found handlers call.
+ * getter that builds a new object each time (issue #11). So only routes added after this plugin
+ * are counted. Requests no route matched are counted by {@link FastifyInstance.countUnmatchedResponse},
+ * which the app's first onRequest hook calls for them (so a 400 or 503 given before the not-found
+ * handler counts too).
  */
 async function metricsPlugin(app: FastifyInstance, { metrics, token }: MetricsPluginOptions): Promise<void> {
   app.addHook('onRoute', (route) => {
@@ -39,8 +41,16 @@ async function metricsPlugin(app: FastifyInstance, { metrics, token }: MetricsPl
   });
   const unmatched = metrics.http.forRoute(UNMATCHED_ROUTE);
   app.decorate('countUnmatchedResponse', (request: FastifyRequest, reply: FastifyReply) => {
-    // Not-found handlers take no onResponse hook: the response's end is its own event.
-    reply.raw.once('finish', () => unmatched(request.method, reply.statusCode, reply.elapsedTime / 1000));
+    // No route, so no route hook: the response's end is its own event (as for Fastify's onResponse,
+    // a finished or a failed response).
+    const response = reply.raw;
+    const count = () => {
+      response.off('finish', count);
+      response.off('error', count);
+      unmatched(request.method, reply.statusCode, reply.elapsedTime / 1000);
+    };
+    response.once('finish', count);
+    response.once('error', count);
   });
 
   const expected = token === undefined ? undefined : digest(`Bearer ${token}`);

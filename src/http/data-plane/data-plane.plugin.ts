@@ -45,8 +45,7 @@ export async function dataPlanePlugin(
     if (toAppError(error).status === 401) reply.header('www-authenticate', BEARER_CHALLENGE);
     return handleError(error, request, reply);
   });
-  app.setNotFoundHandler((request, reply) => {
-    app.countUnmatchedResponse?.(request, reply);
+  app.setNotFoundHandler((request) => {
     throw new AppError('route_not_found', `Not found: ${request.method} ${dataPlanePath(request)}`);
   });
 

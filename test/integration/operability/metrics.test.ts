@@ -98,30 +98,35 @@ describe('GET /metrics', () => {
     }
   });
 
-  test('counts stay exact when a route alternates methods and statuses, and unmatched paths of both planes count once', async () => {
+  test('counts stay exact when a route alternates statuses and methods, and every unmatched request counts once', async () => {
     const other = await createTestApp();
     try {
-      const { account: owner } = await createAccountWithIndex(other.app);
+      const { account: owner, index: own } = await createAccountWithIndex(other.app);
       const get = (id: string) =>
         other.app.inject({ method: 'GET', url: `/v2/search/${id}`, headers: { authorization: owner.auth } });
       const missing = randomUUID();
-      // 404, 404, HEAD, 404: each response in its own series, however the last one differed.
+      // 200, 404, 200, 404 on one route: each response in its own series, whatever the last one was.
+      expect((await get(own.id)).statusCode).toBe(200);
       expect((await get(missing)).statusCode).toBe(404);
+      expect((await get(own.id)).statusCode).toBe(200);
       expect((await get(missing)).statusCode).toBe(404);
       expect((await other.app.inject({ method: 'HEAD', url: '/healthz' })).statusCode).toBe(200);
       expect((await other.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
-      expect((await get(missing)).statusCode).toBe(404);
+      // Unmatched: in either plane, and refused before any not-found handler (a NUL in the path).
       expect((await other.app.inject({ method: 'GET', url: '/no/such/path' })).statusCode).toBe(404);
       expect((await other.app.inject({ method: 'POST', url: '/indexes/x/no-such-operation' })).statusCode).toBe(404);
+      expect((await other.app.inject({ method: 'GET', url: '/no/such%00path' })).statusCode).toBe(400);
 
       const text = await scrape(other.app);
       const count = (method: string, route: string, status: string) =>
         metricValue(text, 'searchplane_http_requests_total', { method, route, status_code: status });
-      expect(count('GET', '/v2/search/:id', '404')).toBe(3);
+      expect(count('GET', '/v2/search/:id', '200')).toBe(2);
+      expect(count('GET', '/v2/search/:id', '404')).toBe(2);
       expect(count('HEAD', '/healthz', '200')).toBe(1);
       expect(count('GET', '/healthz', '200')).toBe(1);
       expect(count('GET', '(unmatched)', '404')).toBe(1);
       expect(count('POST', '(unmatched)', '404')).toBe(1);
+      expect(count('GET', '(unmatched)', '400')).toBe(1);
     } finally {
       await other.close();
     }

@@ -5,10 +5,11 @@ import { HttpRequestMetrics } from './http-request-metrics.js';
 test('counts and times requests per method, route and status in the Prometheus text format', async () => {
   const registry = new Registry();
   const metrics = new HttpRequestMetrics(registry);
-  metrics.record('GET', '/v2/search/:id', 200, 0.0004);
-  metrics.record('GET', '/v2/search/:id', 200, 0.02);
-  metrics.record('GET', '/v2/search/:id', 404, 0.003);
-  metrics.record('POST', '/v2/search', 200, 42);
+  const byId = metrics.forRoute('/v2/search/:id');
+  byId('GET', 200, 0.0004);
+  byId('GET', 200, 0.02);
+  byId('GET', 404, 0.003);
+  metrics.forRoute('/v2/search')('POST', 200, 42);
 
   const lines = (await registry.metrics()).split('\n');
   const labels = 'method="GET",route="/v2/search/:id",status_code="200"';
@@ -31,19 +32,19 @@ test('counts and times requests per method, route and status in the Prometheus t
 test('a merged registry renders the same series, and reset empties them', async () => {
   const registry = new Registry();
   const metrics = new HttpRequestMetrics(registry);
-  metrics.record('GET', '/healthz', 200, 0.001);
+  metrics.forRoute('/healthz')('GET', 200, 0.001);
   const merged = await Registry.merge([registry, new Registry()]).metrics();
   expect(merged).toContain('searchplane_http_requests_total{method="GET",route="/healthz",status_code="200"} 1');
   registry.resetMetrics();
   expect(await registry.metrics()).not.toContain('route="/healthz"');
 });
 
-test('a route recorder counts into the same series as record, and into a new one after a reset', async () => {
+test('two recorders of one route count into the same series, and into a new one after a reset', async () => {
   const registry = new Registry();
   const metrics = new HttpRequestMetrics(registry);
   const route = metrics.forRoute('/healthz');
   route('GET', 200, 0.001);
-  metrics.record('GET', '/healthz', 200, 0.001);
+  metrics.forRoute('/healthz')('GET', 200, 0.001);
   route('GET', 200, 0.001);
   expect(await registry.metrics()).toContain(
     'searchplane_http_requests_total{method="GET",route="/healthz",status_code="200"} 3',

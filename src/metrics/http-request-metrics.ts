@@ -41,7 +41,8 @@ interface MetricValue {
 /**
  * `searchplane_http_requests_total` and `searchplane_http_request_duration_seconds`, counted in one
  * map of plain numbers keyed by method, route pattern and status. Every response goes through
- * here, so it is kept to a string key, one lookup and a few additions: prom-client's labelled
+ * here, so it is kept to a few additions (and a string key and one lookup when a route's method
+ * or status differs from its last response, see {@link forRoute}): prom-client's labelled
  * `inc` and `observe` validate and hash the labels object on each call, which cost the busiest
  * management route a tenth of its throughput (issue #11). The exposition is prom-client's own:
  * the two metrics are registered in the app's registry as sources it reads at scrape time.
@@ -54,14 +55,10 @@ export class HttpRequestMetrics {
     registry.registerMetric(this.histogram() as never);
   }
 
-  record(method: string, route: string, statusCode: number, seconds: number): void {
-    add(this.entry(method, route, statusCode), seconds);
-  }
-
   /**
-   * {@link record} for one route pattern, remembering the series of its last response: a route
-   * answering the same method and status as last time (nearly always) skips building the key and
-   * the lookup.
+   * Records the responses of one route pattern, by method and status, remembering the series of
+   * its last response: a route answering the same method and status as last time (nearly always)
+   * skips building the key and the lookup.
    */
   forRoute(route: string): (method: string, statusCode: number, seconds: number) => void {
     let last: Series | undefined;

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 
 /**
- * Runs autocannon against one route (after an unmeasured warm-up of the same route) and returns
+ * Runs autocannon against one route (after an unmeasured warm-up of the same route, unless
+ * `warmupSeconds` is 0) and returns
  * `{ name, rps, p50, p99, non2xx, errors, cpuPerRequest }`. Latencies are in ms from every 2xx
  * response: autocannon's own histogram rounds to whole milliseconds, too coarse for loopback.
  * With `serverPid` (Linux), `cpuPerRequest` is the server process's CPU time per request in µs:
@@ -12,7 +13,7 @@ export async function measure(name, options) {
   const base = { connections: options.connections, pipelining: 1, url: options.url };
   // Per-request options (method, headers, setupRequest) only apply inside `requests`.
   const requests = options.request ? [options.request] : undefined;
-  await autocannon({ ...base, requests, duration: options.warmupSeconds });
+  if (options.warmupSeconds > 0) await autocannon({ ...base, requests, duration: options.warmupSeconds });
 
   const latencies = new LatencyRecorder();
   const cpuBefore = cpuMilliseconds(options.serverPid);

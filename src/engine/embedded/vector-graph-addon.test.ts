@@ -99,6 +99,17 @@ describe('VectorGraph (8-bit codes)', () => {
     }
   });
 
+  test('rejects a write that does not reach the file whole, and stays usable', async () => {
+    // /dev/full takes the open and refuses every byte (ENOSPC), as a full disk does.
+    await expect(graph.write('/dev/full')).rejects.toThrow(/not written completely/);
+    await expect(graph.write(path.join(dir, 'no-such-dir', 'graph.hnsw'))).rejects.toThrow(/not written completely/);
+    const file = path.join(dir, 'after-failure.hnsw');
+    await graph.write(file);
+    const copy = new VectorGraph(DIMENSIONS);
+    await copy.read(file);
+    expect(copy.count()).toBe(graph.count());
+  });
+
   test('refuses mutations while a write is in progress, and takes them after', async () => {
     const writing = graph.write(path.join(dir, 'busy.hnsw'));
     expect(() => graph.add(queries[2], 5000)).toThrow(/being written/);

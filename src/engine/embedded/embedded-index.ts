@@ -80,8 +80,6 @@ export class EmbeddedIndex implements IndexEngine {
   private readonly persistTimer: NodeJS.Timeout;
   private readonly embedder: IndexEmbedder;
   private readonly backlog: IndexingBacklog;
-  /** A backlog batch failed since this index was opened (its documents wait for the next open). */
-  private indexingFailed = false;
   private closing: Promise<void> | undefined;
 
   constructor(
@@ -101,17 +99,14 @@ export class EmbeddedIndex implements IndexEngine {
     this.filterMatches = new FilterMatches(this.store);
     this.backlog = new IndexingBacklog(
       (nsId, labels) => this.indexWritten(nsId, labels),
-      (error, nsId, labels) => {
-        this.indexingFailed = true;
+      (error, nsId, labels, retryInMs) => {
         settings.logger.error(
-          { err: error, folder, namespaceId: nsId, documents: labels.length },
-          'indexing written documents failed; they are indexed again when the index is next opened',
+          { err: error, folder, namespaceId: nsId, documents: labels.length, retryInMs },
+          'indexing written documents failed; they are tried again later (and at the next open)',
         );
       },
-      // Nothing left to find at the next open (unless a batch failed: it is found then).
-      () => {
-        if (!this.indexingFailed) this.store.markAllEmbedded();
-      },
+      // Nothing left to find at the next open (a failed batch stays waiting until it is indexed).
+      () => this.store.markAllEmbedded(),
     );
     // Writes acknowledged before a crash or a stop, not yet embedded then.
     for (const [nsId, labels] of this.store.unembedded()) {

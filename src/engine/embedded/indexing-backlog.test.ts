@@ -1,24 +1,41 @@
 import { describe, expect, it } from 'vitest';
 import { IndexingBacklog } from './indexing-backlog.js';
 
-/** A backlog whose indexing records what it was given, optionally failing or waiting per batch. */
-function recording(options: { failOn?: number; gate?: Promise<void>; reportThrows?: boolean } = {}) {
+/**
+ * A backlog whose indexing records what it was given, optionally waiting, or failing the batch
+ * with `failOn` (its first `failures` attempts; all of them by default). Retries come after 10 ms,
+ * doubling up to 40 ms.
+ */
+function recording(options: { failOn?: number; failures?: number; gate?: Promise<void>; reportThrows?: boolean } = {}) {
   const indexed: [number, number[]][] = [];
-  const errors: number[][] = [];
+  const errors: { labels: number[]; retryInMs: number }[] = [];
   let drained = 0;
+  let failed = 0;
   const backlog = new IndexingBacklog(
     async (nsId, labels) => {
       await options.gate;
-      if (labels.includes(options.failOn ?? -1)) throw new Error('disk full');
+      if (labels.includes(options.failOn ?? -1) && failed < (options.failures ?? Number.POSITIVE_INFINITY)) {
+        failed++;
+        throw new Error('disk full');
+      }
       indexed.push([nsId, labels]);
     },
-    (_error, _nsId, labels) => {
-      errors.push(labels);
+    (_error, _nsId, labels, retryInMs) => {
+      errors.push({ labels, retryInMs });
       if (options.reportThrows) throw new Error('logger down');
     },
     () => drained++,
+    { retryFirstMs: 10, retryMaxMs: 40 },
   );
-  return { backlog, indexed, errors, drained: () => drained };
+  return { backlog, indexed, errors, drained: () => drained, attempts: () => failed };
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
 }
 
 describe('IndexingBacklog', () => {
@@ -63,17 +80,45 @@ describe('IndexingBacklog', () => {
     expect(backlog.count()).toBe(0);
   });
 
-  it('drops a batch whose indexing fails, reports it, and goes on with the next (even if reporting throws)', async () => {
+  it('reports a batch whose indexing fails, goes on with the next, and retries it until it is indexed (even if reporting throws)', async () => {
     for (const reportThrows of [false, true]) {
-      const { backlog, indexed, errors } = recording({ failOn: 2, reportThrows });
+      const { backlog, indexed, errors, drained } = recording({ failOn: 2, failures: 2, reportThrows });
       backlog.push(1, [1]);
       backlog.push(1, [2, 3]);
       backlog.push(1, [4]);
+      // A search does not wait for the failed batch...
       await backlog.settled();
       expect(indexed.map(([, labels]) => labels)).toEqual([[1], [4]]);
-      expect(errors).toEqual([[2, 3]]);
+      expect(errors).toEqual([{ labels: [2, 3], retryInMs: 10 }]);
+      // ...which stays counted, and the backlog is not drained while it waits.
+      expect([backlog.count(), backlog.count(1)]).toEqual([2, 2]);
+      expect(drained()).toBe(0);
+      await until(() => indexed.length === 3);
+      expect(indexed.map(([, labels]) => labels)).toEqual([[1], [4], [2, 3]]);
+      expect(errors.map((error) => error.retryInMs)).toEqual([10, 20]);
       expect(backlog.count()).toBe(0);
+      expect(drained()).toBe(1);
     }
+  });
+
+  it('waits twice as long before each retry of a failing batch, up to the longest wait', async () => {
+    const { backlog, errors } = recording({ failOn: 1 });
+    backlog.push(1, [1]);
+    await until(() => errors.length === 5);
+    expect(errors.map((error) => error.retryInMs)).toEqual([10, 20, 40, 40, 40]);
+    expect(backlog.count()).toBe(1);
+    await backlog.close();
+  });
+
+  it('close() stops the retries; what failed stays counted (it is indexed at the next open)', async () => {
+    const { backlog, attempts, drained } = recording({ failOn: 1 });
+    backlog.push(1, [1]);
+    await until(() => attempts() === 1);
+    await backlog.close();
+    await new Promise((resolve) => setTimeout(resolve, 60)); // past the retry it had scheduled
+    expect(attempts()).toBe(1);
+    expect(backlog.count()).toBe(1);
+    expect(drained()).toBe(0);
   });
 
   it('tells when the last waiting batch is done', async () => {
@@ -100,7 +145,7 @@ describe('IndexingBacklog', () => {
       },
       () => {},
       () => {},
-      60_000, // pauses as long as twice the batch before
+      { maxPauseMs: 60_000 }, // pauses as long as twice the batch before
     );
     backlog.push(1, [1]);
     await new Promise((resolve) => setTimeout(resolve, 5)); // batch 1 has started

@@ -4,10 +4,25 @@ const WRITE_LOAD_SHARE = 1 / 3;
 /** The longest pause for writes between two batches (after a slow one, e.g. a full-text index built). */
 const MAX_PAUSE_MS = 100;
 
+/** The first retry of a batch whose indexing failed, after this long; each next one waits twice as long. */
+const RETRY_FIRST_MS = 1000;
+/** The longest wait between two retries of a failing batch. */
+const RETRY_MAX_MS = 60_000;
+
 /** One write's new document versions, to be embedded and indexed. */
 interface Batch {
   nsId: number;
   labels: number[];
+  /** Failed attempts so far. */
+  failures: number;
+}
+
+export interface IndexingBacklogTiming {
+  /** The longest pause for writes between two batches. */
+  maxPauseMs: number;
+  /** The first retry of a failed batch; doubling from there up to `retryMaxMs`. */
+  retryFirstMs: number;
+  retryMaxMs: number;
 }
 
 /**
@@ -20,6 +35,10 @@ interface Batch {
  * Only labels are held: the documents are read back from SQLite, so the backlog costs little
  * memory, and after a crash the same documents are found again in SQLite (those without a vector)
  * and indexed the same way.
+ *
+ * A batch whose indexing fails (the disk full, an embedder error) leaves the queue, so searches do
+ * not wait for it, and is tried again later, after 1 s, then twice as long each time up to a
+ * minute, until it is indexed or the backlog closes; its documents stay counted meanwhile.
  */
 export class IndexingBacklog {
   private readonly batches: Batch[] = [];
@@ -37,26 +56,28 @@ export class IndexingBacklog {
   private written = false;
   /** Ends the pause under way for writes (a search or close() does not wait for it). */
   private endPause: (() => void) | undefined;
+  /** Failed batches waiting for their retry. */
+  private readonly retries = new Set<NodeJS.Timeout>();
+  private readonly timing: IndexingBacklogTiming;
 
   constructor(
     /** Embeds and indexes those of `labels` that still exist (some may be replaced or deleted since). */
     private readonly index: (nsId: number, labels: number[]) => Promise<void>,
-    /** A batch that failed is dropped here (its documents are indexed again at the next open). */
-    private readonly onError: (error: unknown, nsId: number, labels: number[]) => void,
-    /** Called when the last waiting batch is done. */
+    /** A batch that failed, to be tried again in `retryInMs` (or at the next open, if closed first). */
+    private readonly onError: (error: unknown, nsId: number, labels: number[], retryInMs: number) => void,
+    /** Called when the last waiting batch is indexed (none failing either). */
     private readonly onDrained: () => void = () => {},
-    /** The longest pause for writes between two batches. */
-    private readonly maxPauseMs = MAX_PAUSE_MS,
-  ) {}
+    timing: Partial<IndexingBacklogTiming> = {},
+  ) {
+    this.timing = { maxPauseMs: MAX_PAUSE_MS, retryFirstMs: RETRY_FIRST_MS, retryMaxMs: RETRY_MAX_MS, ...timing };
+  }
 
   push(nsId: number, labels: number[]): void {
     if (labels.length === 0 || this.closed) return;
-    this.batches.push({ nsId, labels });
     this.counts.set(nsId, (this.counts.get(nsId) ?? 0) + labels.length);
     this.total += labels.length;
-    this.pushed++;
     this.written = true;
-    if (!this.running) void this.run();
+    this.enqueue({ nsId, labels, failures: 0 });
   }
 
   /** Documents waiting, in one namespace or in all. */
@@ -82,9 +103,11 @@ export class IndexingBacklog {
     }
   }
 
-  /** Stops taking batches; resolves when the one being indexed (if any) is done. */
+  /** Stops taking batches and retrying failed ones; resolves when the one being indexed (if any) is done. */
   async close(): Promise<void> {
     this.closed = true;
+    for (const timer of this.retries) clearTimeout(timer);
+    this.retries.clear();
     this.endPause?.();
     while (this.running) await new Promise<void>((resolve) => this.afterBatch.push(resolve));
   }
@@ -98,11 +121,16 @@ export class IndexingBacklog {
         if (this.closed) break;
         const batch = this.batches[0];
         const started = performance.now();
+        let failed = false;
         try {
           await this.index(batch.nsId, batch.labels);
         } catch (error) {
+          failed = true;
+          const retryInMs = Math.min(this.timing.retryMaxMs, this.timing.retryFirstMs * 2 ** batch.failures);
+          batch.failures++;
+          this.retryLater(batch, retryInMs);
           try {
-            this.onError(error, batch.nsId, batch.labels);
+            this.onError(error, batch.nsId, batch.labels, retryInMs);
           } catch {
             // Reporting must not stop the backlog: searches wait for it.
           }
@@ -110,10 +138,7 @@ export class IndexingBacklog {
         lastMs = performance.now() - started;
         this.batches.shift();
         this.done++;
-        this.total -= batch.labels.length;
-        const left = (this.counts.get(batch.nsId) ?? 0) - batch.labels.length;
-        if (left > 0) this.counts.set(batch.nsId, left);
-        else this.counts.delete(batch.nsId);
+        if (!failed) this.uncount(batch);
         if (this.total === 0) this.onDrained();
         this.wake();
       }
@@ -121,6 +146,29 @@ export class IndexingBacklog {
       this.running = false;
       this.wake();
     }
+  }
+
+  private enqueue(batch: Batch): void {
+    this.batches.push(batch);
+    this.pushed++;
+    if (!this.running) void this.run();
+  }
+
+  private retryLater(batch: Batch, delayMs: number): void {
+    const timer = setTimeout(() => {
+      this.retries.delete(timer);
+      if (!this.closed) this.enqueue(batch);
+    }, delayMs);
+    // A failing batch must not keep the process alive; at the next open it is found in SQLite.
+    timer.unref();
+    this.retries.add(timer);
+  }
+
+  private uncount(batch: Batch): void {
+    this.total -= batch.labels.length;
+    const left = (this.counts.get(batch.nsId) ?? 0) - batch.labels.length;
+    if (left > 0) this.counts.set(batch.nsId, left);
+    else this.counts.delete(batch.nsId);
   }
 
   private wake(): void {
@@ -137,7 +185,7 @@ export class IndexingBacklog {
     this.written = false;
     // A turn of the event loop even when a search waits: other requests go on meanwhile.
     if (!writing || this.waiting > 0) return new Promise((resolve) => setImmediate(resolve));
-    const pauseMs = Math.min(this.maxPauseMs, (lastMs * (1 - WRITE_LOAD_SHARE)) / WRITE_LOAD_SHARE);
+    const pauseMs = Math.min(this.timing.maxPauseMs, (lastMs * (1 - WRITE_LOAD_SHARE)) / WRITE_LOAD_SHARE);
     return new Promise((resolve) => {
       const timer = setTimeout(() => this.endPause?.(), pauseMs);
       this.endPause = () => {

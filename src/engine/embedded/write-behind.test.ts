@@ -153,6 +153,30 @@ describe('writes acknowledged before they are indexed (in-process embedder)', ()
     expect(rebuilt.hits.map((hit) => [hit.id, hit.score])).toEqual(text.hits.map((hit) => [hit.id, hit.score]));
   });
 
+  it('retries a write whose indexing failed, without a reopen, and reports it pending meanwhile', async () => {
+    let failures = 1;
+    const failingOnce = countingEmbedder();
+    const embedTerms = failingOnce.embedTerms!;
+    failingOnce.embedTerms = (docs, stats) => {
+      if (failures-- > 0) throw new Error('embedder unavailable');
+      return embedTerms(docs, stats);
+    };
+    engine = testEngine(temp.dir, { embedder: failingOnce });
+    const index = await engine.open('idx');
+    await index.upsert('', docs(0, 5, 'walrus'), NO_LIMIT);
+    // A search is not held up by the failed batch: the documents are stored, and found by full
+    // text (built from SQLite), but they have no vectors yet.
+    expect((await index.search('', searchRequest('walrus', { topK: 10, semanticWeight: 0 }))).hits).toHaveLength(5);
+    expect(failures).toBe(0); // one attempt so far, which failed
+    expect(await index.info()).toMatchObject({ vectorCount: 5, pendingVectorCount: 5 }); // documents, and those without a vector
+    // Tried again a second later, in the same process.
+    await indexed(index, 10_000);
+    expect(await index.info()).toMatchObject({ vectorCount: 5, pendingVectorCount: 0 });
+    expect(failingOnce.documents).toBe(5);
+    await engine.close();
+    expect(storedCounts(temp.dir)).toEqual({ documents: 5, embeddings: 5, unembeddedNoted: false });
+  });
+
   it('embeds before acknowledging once the backlog is at its limit, and always with a limit of 0', async () => {
     engine = testEngine(temp.dir, { embedder, indexingBacklog: 100 });
     const index = await engine.open('idx');

@@ -47,6 +47,11 @@ export interface AppliedChanges {
   cleared: Set<number>;
 }
 
+/** The rows of `documents d` that have no vector yet (stored by {@link DocumentStore.writeUnembedded}). */
+export const WITHOUT_VECTOR = 'NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.label = d.label)';
+/** Meta key: documents may be stored without their vector (unset once all have one). */
+export const UNEMBEDDED_META = 'unembedded';
+
 /**
  * One index's SQLite file: namespaces, documents (content/metadata as JSONB so filters skip JSON
  * parsing) and embeddings. The full-text index is derived from the documents in memory
@@ -74,7 +79,7 @@ export class DocumentStore {
     this.db.exec(SCHEMA);
     this.dropLegacyFullText();
     this.reloadNamespaces();
-    this.mayHaveUnembedded = this.getMeta('unembedded') !== undefined;
+    this.mayHaveUnembedded = this.getMeta(UNEMBEDDED_META) !== undefined;
   }
 
   /**
@@ -178,7 +183,7 @@ export class DocumentStore {
     const result = { added: [] as number[], removed: [] as number[] };
     this.writeBatch(namespace, maxVectorCount, result.removed, (nsId) => {
       if (!this.mayHaveUnembedded) {
-        this.setMeta('unembedded', '1'); // in the write's transaction: set whenever such a row exists
+        this.setMeta(UNEMBEDDED_META, '1'); // in the write's transaction: set whenever such a row exists
         this.mayHaveUnembedded = true;
       }
       for (const doc of docs) result.added.push(this.replace(nsId, doc, undefined, undefined, result.removed));
@@ -209,7 +214,7 @@ export class DocumentStore {
     const byNamespace = new Map<number, number[]>();
     if (!this.mayHaveUnembedded) return byNamespace;
     const rows = this.all<{ ns: number; label: number }>(
-      'SELECT ns, label FROM documents d WHERE NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.label = d.label) ORDER BY label',
+      `SELECT ns, label FROM documents d WHERE ${WITHOUT_VECTOR} ORDER BY label`,
     );
     for (const { ns, label } of rows) {
       const labels = byNamespace.get(ns);
@@ -222,7 +227,7 @@ export class DocumentStore {
   /** Records that every document has its vector (the caller knows: its backlog is empty). */
   markAllEmbedded(): void {
     if (!this.mayHaveUnembedded) return;
-    this.statement("DELETE FROM meta WHERE key = 'unembedded'").run();
+    this.statement(`DELETE FROM meta WHERE key = '${UNEMBEDDED_META}'`).run();
     this.mayHaveUnembedded = false;
   }
 

@@ -7,6 +7,7 @@ import { CpuTurns } from '../cpu-turns.js';
 import { createBuiltinEnricher } from '../providers/builtin-enricher.js';
 import { createBuiltinReranker } from '../providers/builtin-reranker.js';
 import type { Embedder, EngineLogger, Enricher, Reranker } from '../providers/provider-types.js';
+import { UNEMBEDDED_META, WITHOUT_VECTOR } from './document-store.js';
 import { EmbeddedIndex, type IndexSettings } from './embedded-index.js';
 import { HnswWorker } from './hnsw-worker-client.js';
 import { databaseFile, folderSize, indexFolder, localIndexIds } from './index-files.js';
@@ -136,11 +137,8 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): EmbeddedEn
         const { documents, pendingVectors } = open.counts();
         return { vectorCount: documents, pendingVectorCount: pendingVectors, indexSize: folderSize(open.folder) };
       }
-      return {
-        vectorCount: countDocuments(folder(indexId)),
-        pendingVectorCount: 0,
-        indexSize: folderSize(folder(indexId)),
-      };
+      const { documents, withoutVector } = countDocuments(folder(indexId));
+      return { vectorCount: documents, pendingVectorCount: withoutVector, indexSize: folderSize(folder(indexId)) };
     },
 
     async drop(indexId: string): Promise<void> {
@@ -202,13 +200,21 @@ export function indexHandle(use: <R>(work: (index: IndexEngine) => Promise<R>) =
 }
 
 /** Documents in a closed index's database, read without opening the index (0 when it has none). */
-function countDocuments(dir: string): number {
+/**
+ * Documents in a closed index's file, and those of them without a vector yet (acknowledged, not
+ * indexed before it closed: they are at its next open), counted only when the file notes some.
+ */
+function countDocuments(dir: string): { documents: number; withoutVector: number } {
   let db: Database.Database | undefined;
   try {
-    db = new Database(databaseFile(dir), { readonly: true, fileMustExist: true });
-    return (db.prepare('SELECT count(*) AS n FROM documents').get() as { n: number }).n;
+    const opened = new Database(databaseFile(dir), { readonly: true, fileMustExist: true });
+    db = opened;
+    const count = (sql: string) => opened.prepare(sql).pluck().get() as number;
+    const documents = count('SELECT count(*) FROM documents');
+    const noted = count(`SELECT count(*) FROM meta WHERE key = '${UNEMBEDDED_META}'`) > 0;
+    return { documents, withoutVector: noted ? count(`SELECT count(*) FROM documents d WHERE ${WITHOUT_VECTOR}`) : 0 };
   } catch {
-    return 0; // no data yet, or dropped meanwhile
+    return { documents: 0, withoutVector: 0 }; // no data yet, or dropped meanwhile
   } finally {
     db?.close();
   }

@@ -137,6 +137,8 @@ describe('writes acknowledged before they are indexed (in-process embedder)', ()
     expect(storedCounts(temp.dir)).toEqual({ documents: 40, embeddings: 10, unembeddedNoted: true });
 
     engine = testEngine(temp.dir, { embedder: countingEmbedder() });
+    // Described while closed: the documents without a vector are pending.
+    expect(await engine.describe('idx')).toMatchObject({ vectorCount: 40, pendingVectorCount: 30 });
     index = await engine.open('idx');
     const hits = (await index.search('', searchRequest('narwhal number 12', { topK: 1, semanticWeight: 1 }))).hits;
     expect(hits.map((hit) => hit.id)).toEqual(['d12']);

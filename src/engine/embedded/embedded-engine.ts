@@ -199,10 +199,10 @@ export function indexHandle(use: <R>(work: (index: IndexEngine) => Promise<R>) =
   };
 }
 
-/** Documents in a closed index's database, read without opening the index (0 when it has none). */
 /**
- * Documents in a closed index's file, and those of them without a vector yet (acknowledged, not
- * indexed before it closed: they are at its next open), counted only when the file notes some.
+ * Documents in a closed index's file, read without opening the index (0 when it has none), and
+ * those of them without a vector yet (acknowledged, not indexed before it closed: they are at its
+ * next open), counted only when the file notes some.
  */
 function countDocuments(dir: string): { documents: number; withoutVector: number } {
   let db: Database.Database | undefined;

@@ -102,7 +102,9 @@ export class EmbeddedIndex implements IndexEngine {
       (error, nsId, labels, retryInMs) => {
         settings.logger.error(
           { err: error, folder, namespaceId: nsId, documents: labels.length, retryInMs },
-          'indexing written documents failed; they are tried again later (and at the next open)',
+          retryInMs === undefined
+            ? 'indexing written documents failed; they are indexed when the index is next opened'
+            : 'indexing written documents failed; they are tried again later',
         );
       },
       // Nothing left to find at the next open (a failed batch stays waiting until it is indexed).

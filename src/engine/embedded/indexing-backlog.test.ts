@@ -8,7 +8,7 @@ import { IndexingBacklog } from './indexing-backlog.js';
  */
 function recording(options: { failOn?: number; failures?: number; gate?: Promise<void>; reportThrows?: boolean } = {}) {
   const indexed: [number, number[]][] = [];
-  const errors: { labels: number[]; retryInMs: number }[] = [];
+  const errors: { labels: number[]; retryInMs: number | undefined }[] = [];
   let drained = 0;
   let failed = 0;
   const backlog = new IndexingBacklog(
@@ -114,11 +114,29 @@ describe('IndexingBacklog', () => {
     const { backlog, attempts, drained } = recording({ failOn: 1 });
     backlog.push(1, [1]);
     await until(() => attempts() === 1);
+    expect(backlog.retrying).toBe(1);
     await backlog.close();
+    expect(backlog.retrying).toBe(0);
     await new Promise((resolve) => setTimeout(resolve, 60)); // past the retry it had scheduled
     expect(attempts()).toBe(1);
     expect(backlog.count()).toBe(1);
     expect(drained()).toBe(0);
+  });
+
+  it('a batch that fails while the backlog closes is left for the next open, not retried', async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const { backlog, errors } = recording({ failOn: 1, gate });
+    backlog.push(1, [1]);
+    await new Promise((resolve) => setTimeout(resolve, 5)); // started, held by the gate
+    const closing = backlog.close();
+    open();
+    await closing;
+    expect(errors).toEqual([{ labels: [1], retryInMs: undefined }]);
+    expect(backlog.retrying).toBe(0);
+    expect(backlog.count()).toBe(1);
   });
 
   it('tells when the last waiting batch is done', async () => {

@@ -44,7 +44,7 @@ export class IndexingBacklog {
   private readonly batches: Batch[] = [];
   private readonly counts = new Map<number, number>();
   private total = 0;
-  /** Batches pushed, and batches done (indexed or dropped), since the start. */
+  /** Batches queued (retries too), and attempts finished (indexed or failed), since the start. */
   private pushed = 0;
   private done = 0;
   private running = false;
@@ -63,8 +63,11 @@ export class IndexingBacklog {
   constructor(
     /** Embeds and indexes those of `labels` that still exist (some may be replaced or deleted since). */
     private readonly index: (nsId: number, labels: number[]) => Promise<void>,
-    /** A batch that failed, to be tried again in `retryInMs` (or at the next open, if closed first). */
-    private readonly onError: (error: unknown, nsId: number, labels: number[], retryInMs: number) => void,
+    /**
+     * A batch that failed, to be tried again in `retryInMs`, or (undefined) only at the next open
+     * because the backlog closed meanwhile.
+     */
+    private readonly onError: (error: unknown, nsId: number, labels: number[], retryInMs: number | undefined) => void,
     /** Called when the last waiting batch is indexed (none failing either). */
     private readonly onDrained: () => void = () => {},
     timing: Partial<IndexingBacklogTiming> = {},
@@ -85,9 +88,14 @@ export class IndexingBacklog {
     return nsId === undefined ? this.total : (this.counts.get(nsId) ?? 0);
   }
 
+  /** Failed batches waiting for their retry. */
+  get retrying(): number {
+    return this.retries.size;
+  }
+
   /**
-   * Resolves once everything pushed before the call is indexed (or the backlog is closed); writes
-   * that come in meanwhile are accepted, and not waited for.
+   * Resolves once everything queued before the call has been tried (indexed, or failed and due
+   * for a retry), or the backlog is closed; writes that come in meanwhile are not waited for.
    */
   async settled(): Promise<void> {
     const target = this.pushed;
@@ -126,9 +134,11 @@ export class IndexingBacklog {
           await this.index(batch.nsId, batch.labels);
         } catch (error) {
           failed = true;
-          const retryInMs = Math.min(this.timing.retryMaxMs, this.timing.retryFirstMs * 2 ** batch.failures);
+          const retryInMs = this.closed
+            ? undefined
+            : Math.min(this.timing.retryMaxMs, this.timing.retryFirstMs * 2 ** batch.failures);
           batch.failures++;
-          this.retryLater(batch, retryInMs);
+          if (retryInMs !== undefined) this.retryLater(batch, retryInMs);
           try {
             this.onError(error, batch.nsId, batch.labels, retryInMs);
           } catch {

@@ -156,27 +156,36 @@ describe('writes acknowledged before they are indexed (in-process embedder)', ()
   });
 
   it('retries a write whose indexing failed, without a reopen, and reports it pending meanwhile', async () => {
-    let failures = 1;
-    const failingOnce = countingEmbedder();
-    const embedTerms = failingOnce.embedTerms!;
-    failingOnce.embedTerms = (docs, stats) => {
+    let failures = 0;
+    const failing = countingEmbedder();
+    const embedTerms = failing.embedTerms!;
+    failing.embedTerms = (docs, stats) => {
       if (failures-- > 0) throw new Error('embedder unavailable');
       return embedTerms(docs, stats);
     };
-    engine = testEngine(temp.dir, { embedder: failingOnce });
+    engine = testEngine(temp.dir, { embedder: failing });
     const index = await engine.open('idx');
     await index.upsert('', docs(0, 5, 'walrus'), NO_LIMIT);
-    // A search is not held up by the failed batch: the documents are stored, and found by full
-    // text (built from SQLite), but they have no vectors yet.
-    expect((await index.search('', searchRequest('walrus', { topK: 10, semanticWeight: 0 }))).hits).toHaveLength(5);
+    const found = async (word: string) =>
+      (await index.search('', searchRequest(word, { topK: 10, semanticWeight: 0 }))).hits.map((hit) => hit.id).sort();
+    expect(await found('walrus')).toHaveLength(5); // the namespace's full-text index is built now
+    await indexed(index);
+
+    failures = 1;
+    await index.upsert('', docs(5, 3, 'narwhal'), NO_LIMIT);
+    // A search is not held up by the failed batch: the write is stored (and fetchable) but not in
+    // the indexes yet.
+    expect(await found('narwhal')).toEqual([]);
     expect(failures).toBe(0); // one attempt so far, which failed
-    expect(await index.info()).toMatchObject({ vectorCount: 5, pendingVectorCount: 5 }); // documents, and those without a vector
+    expect((await index.fetch('', { ids: ['d6'] }, { includeData: false, includeMetadata: false }))[0]?.id).toBe('d6');
+    expect(await index.info()).toMatchObject({ vectorCount: 8, pendingVectorCount: 3 }); // documents, and those waiting
     // Tried again a second later, in the same process.
     await indexed(index, 10_000);
-    expect(await index.info()).toMatchObject({ vectorCount: 5, pendingVectorCount: 0 });
-    expect(failingOnce.documents).toBe(5);
+    expect(await found('narwhal')).toEqual(['d5', 'd6', 'd7']);
+    expect(await index.info()).toMatchObject({ vectorCount: 8, pendingVectorCount: 0 });
+    expect(failing.documents).toBe(8);
     await engine.close();
-    expect(storedCounts(temp.dir)).toEqual({ documents: 5, embeddings: 5, unembeddedNoted: false });
+    expect(storedCounts(temp.dir)).toEqual({ documents: 8, embeddings: 8, unembeddedNoted: false });
   });
 
   it('embeds before acknowledging once the backlog is at its limit, and always with a limit of 0', async () => {

@@ -305,7 +305,8 @@ void FileWork::Execute() {
       // created would leave a short file or none, and the caller's rename would put it in place
       // of the last good one. So the length written is checked against the graph's.
       std::ifstream written(file_, std::ios::binary | std::ios::ate);
-      const std::streamoff length = written.is_open() ? static_cast<std::streamoff>(written.tellg()) : -1;
+      if (!written.is_open()) throw std::runtime_error("cannot create " + file_);
+      const std::streamoff length = written.tellg();
       if (length < 0 || static_cast<size_t>(length) != owner_->graph_->indexFileSize()) {
         throw std::runtime_error("graph file was not written completely (is the disk full?): " + file_);
       }

@@ -7,7 +7,7 @@
  * `{ id, error }`; insertion progress is reported as `{ type: 'added', graph, labels }`.
  */
 import { existsSync } from 'node:fs';
-import { rename, stat } from 'node:fs/promises';
+import { rename, rm, stat } from 'node:fs/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import { collectGarbage } from './exposed-gc.js';
 import { lowerPrioritySuffices, lowerThreadPriority } from './thread-priority.js';
@@ -180,6 +180,8 @@ async function persist(graph) {
       await rename(temp, graph.file);
     } catch (error) {
       graph.dirty = true;
+      // A short temp file would hold on to the space a full disk needs back.
+      await rm(temp, { force: true }).catch(() => undefined);
       throw error;
     } finally {
       graph.writing = undefined;

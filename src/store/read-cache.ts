@@ -6,7 +6,7 @@
  *
  * Values live in scopes, one key space each ({@link scope}), so a hot lookup is keyed by a string
  * it already has (an email, an id) instead of a prefixed one built, hashed and compared on every
- * request; {@link get} and {@link peek} use a scope of their own.
+ * request; {@link get} uses a scope of its own.
  */
 export class ReadCache {
   private readonly scopes: CacheScope<unknown>[] = [];
@@ -22,14 +22,6 @@ export class ReadCache {
 
   get<T>(key: string, load: () => Promise<T>): Promise<T> {
     return this.general.get(key, load) as Promise<T>;
-  }
-
-  /**
-   * The value kept for `key`, synchronously, for hot paths that can skip a promise when it is
-   * there; undefined when nothing is kept (or `undefined` is), and then {@link get} decides.
-   */
-  peek<T>(key: string): T | undefined {
-    return this.general.peek(key) as T | undefined;
   }
 
   /** A key space of its own (at most `maxEntries` values), emptied with the rest. */
@@ -78,7 +70,10 @@ export class CacheScope<T> {
     return value;
   }
 
-  /** As {@link ReadCache.peek}, in this scope. */
+  /**
+   * The value kept for `key`, synchronously, for hot paths that can skip a promise when it is
+   * there; undefined when nothing is kept (or `undefined` is), and then {@link get} decides.
+   */
   peek(key: string): T | undefined {
     return this.cache.currentToken() === undefined ? undefined : this.entries.get(key);
   }

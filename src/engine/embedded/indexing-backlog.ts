@@ -166,8 +166,9 @@ export class IndexingBacklog {
 
   private retryLater(batch: Batch, delayMs: number): void {
     const timer = setTimeout(() => {
+      // close() clears these timers, so one that fires finds the backlog open.
       this.retries.delete(timer);
-      if (!this.closed) this.enqueue(batch);
+      this.enqueue(batch);
     }, delayMs);
     // A failing batch must not keep the process alive; at the next open it is found in SQLite.
     timer.unref();

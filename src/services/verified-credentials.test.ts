@@ -160,3 +160,69 @@ describe('VerifiedCredentials headers', () => {
     expect(credentials.header(headers[2])).toBeDefined();
   });
 });
+
+describe('VerifiedCredentials headers on a connection', () => {
+  const header = `Basic ${Buffer.from('a@example.com:key-a').toString('base64')}`;
+  const other = `Basic ${Buffer.from('b@example.com:key-b').toString('base64')}`;
+  // Same length as `header`, one character apart: must not pass for it.
+  const near = `${header.slice(0, -2)}${header.at(-2) === 'A' ? 'B' : 'A'}${header.at(-1)}`;
+  const tagLookups = (credentials: VerifiedCredentials) => {
+    const spied = credentials as unknown as { taggedHeader: (h: string) => unknown };
+    const original = spied.taggedHeader.bind(credentials);
+    const calls: string[] = [];
+    spied.taggedHeader = (h) => {
+      calls.push(h);
+      return original(h);
+    };
+    return calls;
+  };
+
+  test("a connection's repeated header is known without its tag, and only that exact header", () => {
+    const { credentials } = cache();
+    const connection = {};
+    credentials.rememberHeader(header, 'a@example.com', 'a@example.com', HASH);
+    const lookups = tagLookups(credentials);
+    expect(credentials.header(header, connection)).toMatchObject({ email: 'a@example.com' });
+    expect(credentials.header(header, connection)).toMatchObject({ email: 'a@example.com' });
+    expect(lookups).toEqual([header]);
+    expect(near).toHaveLength(header.length);
+    expect(credentials.header(near, connection)).toBeUndefined();
+    // A header never verified is not known on a connection either.
+    expect(credentials.header(other, connection)).toBeUndefined();
+    expect(lookups).toEqual([header, near, other]);
+  });
+
+  test('one connection carrying two clients (a proxy) gets each one right', () => {
+    const { credentials } = cache();
+    const connection = {};
+    credentials.rememberHeader(header, 'a@example.com', 'a@example.com', HASH);
+    credentials.rememberHeader(other, 'b@example.com', 'b@example.com', OTHER_HASH);
+    for (let i = 0; i < 3; i++) {
+      expect(credentials.header(header, connection)?.email).toBe('a@example.com');
+      expect(credentials.header(other, connection)?.email).toBe('b@example.com');
+    }
+    // And connections do not share what they remember.
+    const lookups = tagLookups(credentials);
+    expect(credentials.header(header, {})?.email).toBe('a@example.com');
+    expect(lookups).toEqual([header]);
+  });
+
+  test("a connection's header expires with the TTL and is dropped by forget", () => {
+    const { credentials, advance } = cache();
+    const connection = {};
+    credentials.rememberHeader(header, 'a@example.com', 'a@example.com', HASH);
+    expect(credentials.header(header, connection)).toBeDefined();
+    advance(VERIFIED_CREDENTIAL_TTL_MS);
+    expect(credentials.header(header, connection)).toBeUndefined();
+
+    credentials.rememberHeader(header, 'a@example.com', 'a@example.com', HASH);
+    expect(credentials.header(header, connection)).toBeDefined();
+    credentials.forget('a@example.com');
+    expect(credentials.header(header, connection)).toBeUndefined();
+    // Forgetting another account leaves a connection's header known (after one tag lookup).
+    credentials.rememberHeader(header, 'a@example.com', 'a@example.com', HASH);
+    expect(credentials.header(header, connection)).toBeDefined();
+    credentials.forget('b@example.com');
+    expect(credentials.header(header, connection)).toBeDefined();
+  });
+});

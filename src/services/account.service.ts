@@ -139,11 +139,9 @@ export class AccountService {
    * last minute (a client repeats its header on every request), with one digest and no parsing: the
    * email as the header gave it (`login`) and the account's (`email`). Undefined when the header is
    * unknown, or the account row is not in the read cache or no longer has the hash the key passed.
-   * `connection`: the request's socket, which remembers its last known header (a client repeats
-   * it on every request of a connection).
    */
-  verifiedHeaderNow(header: string, connection?: object): { login: string; email: string } | undefined {
-    const entry = this.verified.header(header, connection);
+  verifiedHeaderNow(header: string): { login: string; email: string } | undefined {
+    const entry = this.verified.header(header);
     if (entry === undefined) return undefined;
     const account = this.rows.peek(entry.email);
     return account?.api_key_hash === entry.storedHash ? entry : undefined;

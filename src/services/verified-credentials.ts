@@ -38,23 +38,15 @@ interface HeaderEntry extends VerifiedHeader {
   tagLow: number;
 }
 
-/** The last known header of one connection, while nothing was forgotten since. */
-interface ConnectionHeader {
-  header: string;
-  entry: VerifiedHeader;
-  forgotten: number;
-}
-
 /** 2^21: the high 32 bits of a 64-bit tag times this, plus its top 21 low bits, is a safe integer. */
 const TAG_HIGH_SCALE = 0x200000;
 
 /**
  * A short-lived memory of API keys that passed scrypt, so a client sending the same key on every
  * request pays for scrypt once a minute instead of on each one. Nothing changes at rest (the store
- * keeps only scrypt hashes), and this memory never holds a key beyond the connection that sent
- * it: for at most the TTL, a SHA-256 of it keyed with a random secret of this process (useless
- * outside it, and not reversible without that secret), compared in constant time; and, while a
- * connection stays open, the last known header it sent (see {@link header}). A whole Authorization header is remembered as its
+ * keeps only scrypt hashes), and memory never holds a key: only, for at most the TTL, a SHA-256 of
+ * it keyed with a random secret of this process (useless outside it, and not reversible without
+ * that secret), compared in constant time. A whole Authorization header is remembered as its
  * SipHash-2-4 tag under a random key of this process: a 64-bit pseudorandom function of the header
  * that nobody without that key can compute. A forged header can only match by chance: each attempt
  * hits one of the n remembered headers with probability n / 2^64, which at the full 10,000 entries
@@ -74,10 +66,6 @@ export class VerifiedCredentials {
   /** By the tag of the whole header: a repeated header is known from one SipHash, unparsed. */
   private readonly headers = new Map<number, HeaderEntry>();
   private readonly headerHasher = new SipHasher();
-  /** Per open connection, the last header it sent that was known (see {@link header}). */
-  private readonly lastOnConnection = new WeakMap<object, ConnectionHeader>();
-  /** Changes with every {@link forget}, so that no connection keeps a forgotten entry. */
-  private forgotten = 0;
 
   constructor(
     private readonly clock: Clock,
@@ -113,30 +101,8 @@ export class VerifiedCredentials {
    * Looked up by its keyed tag: the map's comparison of tags takes time that depends on them, but
    * nobody without this process's key can compute one, so it reveals nothing about a key. The
    * caller still compares `storedHash` with the account's current hash, as for {@link has}.
-   *
-   * `connection` (the request's socket) keeps the last header it sent that was known, held weakly:
-   * the header text stays in memory while that connection is open (as HTTP/2's header table keeps
-   * it), and goes with it. Behind a proxy, one connection carries many clients' headers; each
-   * different one is looked up by its tag, as without a connection.
    */
-  header(header: string, connection?: object): VerifiedHeader | undefined {
-    // A client sends the same header on every request of a keep-alive connection: compared with
-    // the last one the connection sent (in constant time), it costs a tenth of its SipHash tag.
-    if (connection !== undefined) {
-      const last = this.lastOnConnection.get(connection);
-      if (last !== undefined && last.forgotten === this.forgotten && constantTimeEqual(last.header, header)) {
-        if (this.clock() < last.entry.expiresAt) return last.entry;
-        this.lastOnConnection.delete(connection);
-      }
-    }
-    const entry = this.taggedHeader(header);
-    if (entry !== undefined && connection !== undefined) {
-      this.lastOnConnection.set(connection, { header, entry, forgotten: this.forgotten });
-    }
-    return entry;
-  }
-
-  private taggedHeader(header: string): VerifiedHeader | undefined {
+  header(header: string): VerifiedHeader | undefined {
     const key = this.headerKey(header);
     if (key === undefined) return undefined;
     const entry = this.headers.get(key);
@@ -162,7 +128,6 @@ export class VerifiedCredentials {
 
   /** Drops what is remembered for `email` (its key changed or the account is gone). */
   forget(email: string): void {
-    this.forgotten++;
     this.entries.delete(email);
     // Rare (a key rotated, an account deleted), so a scan of the bounded map is fine.
     for (const [key, entry] of this.headers) if (entry.email === email) this.headers.delete(key);

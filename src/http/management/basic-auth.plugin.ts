@@ -126,10 +126,9 @@ async function basicAuthPlugin(app: FastifyInstance, options: BasicAuthOptions):
   // no promise: this runs before every management request.
   app.addHook('onRequest', (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
     const header = request.headers.authorization;
-    // The header a client sent a minute ago with a good key: known from its connection's last
-    // header or one digest, instead of parsing it and digesting its key, with the same throttle
-    // check and outcome as the full path below.
-    const known = header === undefined ? undefined : options.accounts.verifiedHeaderNow(header, request.raw.socket);
+    // The header a client sent a minute ago with a good key: one digest instead of parsing it
+    // and digesting its key, with the same throttle check and outcome as the full path below.
+    const known = header === undefined ? undefined : options.accounts.verifiedHeaderNow(header);
     const credentials = known === undefined ? parseBasicAuth(header) : undefined;
     const login = known?.login ?? credentials?.email;
     // Nothing was tried without credentials, so nothing is counted.

@@ -129,7 +129,8 @@ export class VerifiedCredentials {
   /** Drops what is remembered for `email` (its key changed or the account is gone). */
   forget(email: string): void {
     this.entries.delete(email);
-    // Rare (a key rotated, an account deleted), so a scan of the bounded map is fine.
+    // A key rotated, an account deleted, or a login naming no account (which runs a scrypt, a
+    // thousand times this scan of the bounded map).
     for (const [key, entry] of this.headers) if (entry.email === email) this.headers.delete(key);
   }
 

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { rename, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
+import { replaceFileDurably } from '../durable-file.js';
 import type { FullTextState } from './full-text-index.js';
 
 /*
@@ -28,9 +29,7 @@ export async function writeFullTextSnapshot(file: string, state: FullTextState):
     header,
     ...[state.labels, state.lengths, state.termCounts, state.termIds, state.tfs].map(bytes),
   ];
-  const temp = `${file}.tmp`;
-  await writeFile(temp, Buffer.concat(parts));
-  await rename(temp, file);
+  await replaceFileDurably(file, (temp) => writeFile(temp, Buffer.concat(parts)));
 }
 
 /** The state in `file`; undefined when there is none or it cannot be read. */

@@ -1,12 +1,11 @@
 /**
  * Replacing an index file so that a crash or power loss leaves either the old file or the whole
- * new one. A rename alone does not on every file system: the rename may be committed before the
- * new file's data, and after a power loss the name then holds an empty or short file (XFS), or
- * one of the right length with blocks never written (ext4 mounted data=writeback). ext4's default
- * and btrfs flush data replaced this way on their own. A short file is refused and rebuilt from
- * SQLite; one of the right length could load as a graph with empty neighbour lists, and searches
- * would lose recall until it is rebuilt. Plain JS so that the HNSW worker (which Node loads from
- * src/ under Vitest) and the TypeScript main thread share it.
+ * new one. A rename alone does not: the file system may commit the rename before the new file's
+ * data, and after a power loss the name then holds a file of the right length whose blocks were
+ * never written (ext4 flushes data replaced this way by default; XFS, btrfs and others do not). A
+ * graph file like that can load with empty neighbour lists, and searches lose recall until it is
+ * rebuilt. Plain JS so that the HNSW worker (which Node loads from src/ under Vitest) and the
+ * TypeScript main thread share it.
  */
 import { open, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -28,7 +27,6 @@ export async function replaceFileDurably(file, write) {
   const temp = `${file}.tmp`;
   try {
     await write(temp);
-    // Opened for writing: Windows flushes a file only through a descriptor that may write it.
     await syncPath(temp, 'r+');
     await rename(temp, file);
   } catch (error) {

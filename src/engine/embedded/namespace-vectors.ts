@@ -151,7 +151,7 @@ export class NamespaceVectors {
     return this.pending.nearest(query, k, accept);
   }
 
-  /** Writes the graph to its file when it changed (whole or not at all: temp file, flushed, renamed). */
+  /** Writes the graph to its file when it changed (atomically: temp file + rename). */
   async persist(): Promise<void> {
     const graph = this.graph;
     if (!graph || this.disposed) return;

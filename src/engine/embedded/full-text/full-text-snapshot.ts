@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
-import { replaceFileDurably } from '../durable-file.js';
+import { rename, writeFile } from 'node:fs/promises';
 import type { FullTextState } from './full-text-index.js';
 
 /*
@@ -29,7 +28,9 @@ export async function writeFullTextSnapshot(file: string, state: FullTextState):
     header,
     ...[state.labels, state.lengths, state.termCounts, state.termIds, state.tfs].map(bytes),
   ];
-  await replaceFileDurably(file, (temp) => writeFile(temp, Buffer.concat(parts)));
+  const temp = `${file}.tmp`;
+  await writeFile(temp, Buffer.concat(parts));
+  await rename(temp, file);
 }
 
 /** The state in `file`; undefined when there is none or it cannot be read. */

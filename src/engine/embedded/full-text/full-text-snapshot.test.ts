@@ -38,6 +38,15 @@ describe('full-text snapshot', () => {
     expect(restored.spellingCandidates('banan', 1)).toContain('banana');
   });
 
+  it('a write that fails leaves no temp file, and what was in place stays', async () => {
+    // A non-empty directory where the file goes: the temp file is written whole, the rename fails.
+    const file = path.join(temp.dir, 'taken');
+    fs.mkdirSync(path.join(file, 'inside'), { recursive: true });
+    await expect(writeFullTextSnapshot(file, sample(100).toState())).rejects.toThrow();
+    expect(fs.existsSync(`${file}.tmp`)).toBe(false);
+    expect(fs.statSync(file).isDirectory()).toBe(true);
+  });
+
   it('reads nothing from a missing, foreign or truncated file', async () => {
     const file = path.join(temp.dir, 'snap');
     expect(readFullTextSnapshot(file)).toBeUndefined();

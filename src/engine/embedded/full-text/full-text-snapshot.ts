@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { rename, writeFile } from 'node:fs/promises';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import type { FullTextState } from './full-text-index.js';
 
 /*
@@ -29,8 +29,14 @@ export async function writeFullTextSnapshot(file: string, state: FullTextState):
     ...[state.labels, state.lengths, state.termCounts, state.termIds, state.tfs].map(bytes),
   ];
   const temp = `${file}.tmp`;
-  await writeFile(temp, Buffer.concat(parts));
-  await rename(temp, file);
+  try {
+    await writeFile(temp, Buffer.concat(parts));
+    await rename(temp, file);
+  } catch (error) {
+    // As for graph files: a short temp file would hold on to the space a full disk needs back.
+    await rm(temp, { force: true }).catch(() => undefined);
+    throw error;
+  }
 }
 
 /** The state in `file`; undefined when there is none or it cannot be read. */

@@ -28,7 +28,31 @@ describe('open indexes (LRU)', () => {
     await indexes.use('a', async () => {}); // still open: no second open of a
     expect(indexes.size).toBe(2);
     await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(log).toEqual(['open a#1', 'open b#2', 'open c#3', 'close b#2']);
+    // c opens only once b's close ended: at capacity, a closing index still counts.
+    expect(log).toEqual(['open a#1', 'open b#2', 'close b#2', 'open c#3']);
+  });
+
+  it('counts closing indexes against the capacity: a burst over many indexes never holds more than it', async () => {
+    let held = 0;
+    let mostHeld = 0;
+    const indexes = new OpenIndexes(
+      4,
+      async () => {
+        mostHeld = Math.max(mostHeld, ++held);
+        // A close far slower than a use, as a close that writes its files is.
+        return { close: () => new Promise<void>((resolve) => setTimeout(() => resolve(void held--), 15)) };
+      },
+      () => {},
+    );
+    const ids = Array.from({ length: 40 }, (_, i) => `index-${i}`);
+    let next = 0;
+    const worker = async () => {
+      while (next < ids.length) await indexes.use(ids[next++], async () => {});
+    };
+    await Promise.all([worker(), worker(), worker(), worker()]);
+    await indexes.closeAll();
+    expect(held).toBe(0);
+    expect(mostHeld).toBe(4);
   });
 
   it('never closes an index while it is used, and reopens only after the close finished', async () => {

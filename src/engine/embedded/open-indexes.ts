@@ -16,6 +16,11 @@ const DROPPED_MEMORY = 10_000;
  * memory. An index is never closed while an operation uses it; when every open index is in use the
  * cap is exceeded until they are released. Reopening waits for a previous close of the same index,
  * and a dropped index cannot be reopened.
+ *
+ * An index being closed still holds its descriptors (its database stays open while its files are
+ * written), so it counts against the capacity until its close ends: a new index opens once the
+ * open and the closing ones fit, or once nothing is closing. Without this, a burst of requests to
+ * many indexes piled up closes faster than they finished, and the process ran out of descriptors.
  */
 export class OpenIndexes<T extends { close(): Promise<void> }> {
   /** Map order is recency order: the first entry is the least recently used. */
@@ -23,6 +28,8 @@ export class OpenIndexes<T extends { close(): Promise<void> }> {
   private readonly closing = new Map<string, Promise<void>>();
   private readonly dropped = new Set<string>();
   private readonly removals = new Map<string, Promise<void>>();
+  /** Closes under way (their index's users are gone), which still hold the index's descriptors. */
+  private readonly releasing = new Set<Promise<void>>();
 
   constructor(
     private readonly capacity: number,
@@ -90,20 +97,31 @@ export class OpenIndexes<T extends { close(): Promise<void> }> {
 
   private acquire(id: string): Entry<T> {
     if (this.dropped.has(id)) throw new AppError('index_not_found', 'Search index not found');
-    let entry = this.entries.get(id);
+    const entry = this.entries.get(id);
     if (entry) {
-      this.entries.delete(id); // re-inserted below: most recently used
-    } else {
-      const previousClose = this.closing.get(id) ?? Promise.resolve();
-      entry = { opening: previousClose.then(() => this.openIndex(id)), users: 0 };
-      const created = entry;
-      created.opening.catch(() => {
-        if (this.entries.get(id) === created) this.entries.delete(id);
-      });
+      this.entries.delete(id); // re-inserted: most recently used
+      this.entries.set(id, entry);
+      entry.users++;
+      return entry;
     }
-    this.entries.set(id, entry);
-    entry.users++;
-    return entry;
+    const previousClose = this.closing.get(id);
+    const created = { users: 1 } as Entry<T>;
+    this.entries.set(id, created);
+    // Now rather than after this use: these closes make the room the new index waits for.
+    this.evict();
+    created.opening = this.roomToOpen(previousClose).then(() => this.openIndex(id));
+    created.opening.catch(() => {
+      if (this.entries.get(id) === created) this.entries.delete(id);
+    });
+    return created;
+  }
+
+  /** Waits for a close of the same index, then for the open and closing indexes to fit the capacity. */
+  private async roomToOpen(previousClose: Promise<void> | undefined): Promise<void> {
+    await previousClose;
+    while (this.releasing.size > 0 && this.entries.size + this.releasing.size > this.capacity) {
+      await Promise.race(this.releasing);
+    }
   }
 
   private evict(): void {
@@ -117,19 +135,30 @@ export class OpenIndexes<T extends { close(): Promise<void> }> {
   }
 
   private closeWhenIdle(id: string, entry: Entry<T>): Promise<void> {
-    let tracked: Promise<void> | undefined;
-    tracked = (async () => {
-      if (entry.users > 0) await new Promise<void>((resolve) => (entry.idle = resolve));
-      const index = await entry.opening.catch(() => undefined);
-      try {
-        await index?.close();
-      } catch (error) {
-        this.onCloseError(id, error);
-      } finally {
-        if (this.closing.get(id) === tracked) this.closing.delete(id);
-      }
-    })();
+    const closed =
+      entry.users === 0
+        ? this.release(id, entry)
+        : new Promise<void>((resolve) => (entry.idle = resolve)).then(() => this.release(id, entry));
+    const tracked: Promise<void> = closed.finally(() => {
+      if (this.closing.get(id) === tracked) this.closing.delete(id);
+    });
     this.closing.set(id, tracked);
     return tracked;
+  }
+
+  /**
+   * Closes an entry nobody uses (so its opening has settled). The close counts against the
+   * capacity from now until it ends; an index that failed to open has nothing to close.
+   */
+  private release(id: string, entry: Entry<T>): Promise<void> {
+    const released: Promise<void> = entry.opening
+      .then(
+        (index) => index.close(),
+        () => undefined,
+      )
+      .catch((error: unknown) => this.onCloseError(id, error))
+      .finally(() => this.releasing.delete(released));
+    this.releasing.add(released);
+    return released;
   }
 }

@@ -7,8 +7,9 @@
  * `{ id, error }`; insertion progress is reported as `{ type: 'added', graph, labels }`.
  */
 import { existsSync } from 'node:fs';
-import { rename, rm, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { parentPort, workerData } from 'node:worker_threads';
+import { replaceFileDurably } from './durable-file.js';
 import { collectGarbage } from './exposed-gc.js';
 import { lowerPrioritySuffices, lowerThreadPriority } from './thread-priority.js';
 import { VectorGraph } from './vector-graph-addon.js';
@@ -167,21 +168,17 @@ function search(graph, { query, k, ef, allowed }) {
   return { result, transfer: [result.labels.buffer, result.distances.buffer] };
 }
 
-/** Writes the graph when it changed (temp file + rename); mutations wait meanwhile. */
+/** Writes the graph when it changed (temp file, flushed, renamed); mutations wait meanwhile. */
 async function persist(graph) {
   while (graph.writing) await graph.writing;
   applyDeletions(graph);
   if (!graph.dirty) return false;
   graph.dirty = false;
-  const temp = `${graph.file}.tmp`;
   graph.writing = (async () => {
     try {
-      await graph.index.write(temp);
-      await rename(temp, graph.file);
+      await replaceFileDurably(graph.file, (temp) => graph.index.write(temp));
     } catch (error) {
       graph.dirty = true;
-      // A short temp file would hold on to the space a full disk needs back.
-      await rm(temp, { force: true }).catch(() => undefined);
       throw error;
     } finally {
       graph.writing = undefined;

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { rename, rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
+import { replaceFileDurably } from '../durable-file.js';
 import type { FullTextState } from './full-text-index.js';
 
 /*
@@ -28,15 +29,7 @@ export async function writeFullTextSnapshot(file: string, state: FullTextState):
     header,
     ...[state.labels, state.lengths, state.termCounts, state.termIds, state.tfs].map(bytes),
   ];
-  const temp = `${file}.tmp`;
-  try {
-    await writeFile(temp, Buffer.concat(parts));
-    await rename(temp, file);
-  } catch (error) {
-    // As for graph files: a short temp file would hold on to the space a full disk needs back.
-    await rm(temp, { force: true }).catch(() => undefined);
-    throw error;
-  }
+  await replaceFileDurably(file, (temp) => writeFile(temp, Buffer.concat(parts)));
 }
 
 /** The state in `file`; undefined when there is none or it cannot be read. */

@@ -81,7 +81,22 @@ export const errors = {
     message: string,
     retryAfterSeconds: number,
   ) => new AppError(code, message, { headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) } }),
+  /** The process ran out of file descriptors: connections and open indexes free them soon. */
+  outOfDescriptors: (cause: unknown) =>
+    new AppError('service_unavailable', 'The server has too many files open; try again in a moment', {
+      headers: { 'retry-after': '1' },
+      cause,
+    }),
 };
+
+/** Error codes of a process (EMFILE) or a system (ENFILE) with no file descriptor left. */
+const NO_DESCRIPTOR_LEFT = new Set(['EMFILE', 'ENFILE']);
+
+/** Whether `error` is a system call's refusal for want of a file descriptor. */
+export function isOutOfDescriptors(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && NO_DESCRIPTOR_LEFT.has(code);
+}
 
 export function isAppError(value: unknown): value is AppError {
   return value instanceof AppError;

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, type ErrorDetail } from '../errors.js';
+import { AppError, type ErrorDetail, errors, isOutOfDescriptors } from '../errors.js';
 
 /** Longest path parameter (namespace, id, endpoint) the router takes, in URL characters; longer is 414. */
 export const MAX_PARAM_LENGTH = 2048;
@@ -43,6 +43,7 @@ export function toAppError(error: unknown): AppError {
     case 'FST_ERR_MAX_PARAM_LENGTH':
       return new AppError('uri_too_long', `A path segment is longer than ${MAX_PARAM_LENGTH} characters`);
   }
+  if (isOutOfDescriptors(error)) return errors.outOfDescriptors(error);
   if (fastifyError.statusCode === 413) return new AppError('payload_too_large', 'The request body is too large');
   if (fastifyError.statusCode === 415) return new AppError('unsupported_media_type', 'Unsupported content type');
   if (fastifyError.statusCode === 400 && fastifyError.message?.includes('JSON')) {

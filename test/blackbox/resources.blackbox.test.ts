@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { expect, test } from 'vitest';
-import { api } from './support/http-client.js';
+import { type ApiResponse, api } from './support/http-client.js';
 import { useStoreTarget } from './support/lifecycle.js';
 import { type ServerProcess, startServer } from './support/searchplane-process.js';
 
@@ -50,7 +50,7 @@ function descriptorLimit(pid: number): number {
 
 const INDEXES = 300;
 
-test(`${INDEXES} indexes each written and searched, then account stats, under ulimit -n 320 (the 64 indexes kept open and the process need ~230)`, async () => {
+test(`${INDEXES} indexes each written and searched, then account stats, under ulimit -n 320 (loading the modules at startup needs ~270 at once)`, async () => {
   const server = await startServer(target.args, env, { openFiles: 320 });
   expect(descriptorLimit(server.pid)).toBe(320);
   const indexes: Index[] = [];
@@ -77,6 +77,34 @@ test(`${INDEXES} indexes each written and searched, then account stats, under ul
   }
   expect(server.isRunning).toBe(true);
 }, 240_000);
+
+test('out of file descriptors, an index that cannot open answers 503 with Retry-After, never 500', async () => {
+  // Nothing closes (a high cap), so every index written holds its database's descriptors until
+  // the process has none left; requests ride one keep-alive connection opened before that.
+  const server = await startServer(target.args, { ...env, SEARCHPLANE_MAX_OPEN_INDEXES: '1000' }, { openFiles: 320 });
+  const answers: { status: number; code?: string; retryAfter: string | null }[] = [];
+  const answered = (response: ApiResponse) => {
+    answers.push({
+      status: response.status,
+      code: response.body?.code,
+      retryAfter: response.headers.get('retry-after'),
+    });
+    return response.status === 200;
+  };
+  for (let i = 0; i < 200; i++) {
+    // On PostgreSQL the store's pool may need a connection too: the create can be refused first.
+    const created = await api(server.url, 'POST', '/v2/search', {
+      auth,
+      body: { name: `tight-${i}`, region: 'eu-west-1', type: 'payg' },
+    });
+    if (!answered(created)) break;
+    const upsert = await call(server, created.body, 'upsert-data/ns', [{ id: 'a', content: { title: 'alpha' } }]);
+    if (!answered(upsert)) break;
+  }
+  expect(answers.slice(0, 2).map((answer) => answer.status)).toEqual([200, 200]);
+  expect(answers.at(-1)).toEqual({ status: 503, code: 'service_unavailable', retryAfter: '1' });
+  expect(server.isRunning).toBe(true);
+}, 120_000);
 
 /** Filter `i`'s conditions follow the bits of i, so every filter compiles to SQL of its own. */
 function distinctFilter(i: number): string {

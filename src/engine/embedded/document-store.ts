@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { checkVectorLimit, type PreparedDocument } from '../query/document-validation.js';
+import { openFailure } from './descriptor-probe.js';
 import { vectorToBlob } from './vector-math.js';
 
 const SCHEMA = `
@@ -69,17 +70,28 @@ export class DocumentStore {
   private mayHaveUnembedded = false;
 
   constructor(file: string) {
-    this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
-    // Filter scans read every row of a namespace: memory-mapped reads and a bigger page cache
-    // make them ~2x faster than SQLite's 2 MB default cache (pages are shared with the OS cache).
-    this.db.pragma('mmap_size = 1073741824');
-    this.db.pragma('cache_size = -65536');
-    this.db.exec(SCHEMA);
-    this.dropLegacyFullText();
-    this.reloadNamespaces();
-    this.mayHaveUnembedded = this.getMeta(UNEMBEDDED_META) !== undefined;
+    try {
+      this.db = new Database(file);
+    } catch (error) {
+      throw openFailure(error);
+    }
+    try {
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma('synchronous = NORMAL');
+      // Filter scans read every row of a namespace: memory-mapped reads and a bigger page cache
+      // make them ~2x faster than SQLite's 2 MB default cache (pages are shared with the OS cache).
+      this.db.pragma('mmap_size = 1073741824');
+      this.db.pragma('cache_size = -65536');
+      this.db.exec(SCHEMA);
+      this.dropLegacyFullText();
+      this.reloadNamespaces();
+      this.mayHaveUnembedded = this.getMeta(UNEMBEDDED_META) !== undefined;
+    } catch (error) {
+      const failure = openFailure(error);
+      // Now, not when collected: the failure may be for want of the descriptors this one holds.
+      this.db.close();
+      throw failure;
+    }
   }
 
   /**

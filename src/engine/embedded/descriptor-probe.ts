@@ -5,7 +5,8 @@ import { errors, isOutOfDescriptors } from '../../errors.js';
 /**
  * Whether SQLite failed to open an index's database for want of a file descriptor. SQLite says
  * only that it could not open the file (SQLITE_CANTOPEN), as it does for a missing folder or a
- * permission, so a descriptor is asked for at once: refused the same way, that was the cause.
+ * permission, so a descriptor is asked for at once: refused the same way, that was the cause. At
+ * best effort: a descriptor another thread gives back in between makes it a 500 after all.
  */
 export function sqliteOutOfDescriptors(error: unknown): boolean {
   if ((error as { code?: unknown } | undefined)?.code !== 'SQLITE_CANTOPEN') return false;

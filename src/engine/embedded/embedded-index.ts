@@ -89,9 +89,13 @@ export class EmbeddedIndex implements IndexEngine {
   ) {
     const dir = folder;
     this.store = new DocumentStore(databaseFile(dir));
+    let unembedded: Map<number, number[]>;
     try {
       this.embedder = new IndexEmbedder(settings.embedder, this.store, basename(dir), settings.onEmbed);
+      // Writes acknowledged before a crash or a stop, not yet embedded then.
+      unembedded = this.store.unembedded();
     } catch (error) {
+      // Now, not when collected: the failure may be for want of the descriptors the database holds.
       this.store.close();
       throw error;
     }
@@ -110,8 +114,7 @@ export class EmbeddedIndex implements IndexEngine {
       // Nothing left to find at the next open (a failed batch stays waiting until it is indexed).
       () => this.store.markAllEmbedded(),
     );
-    // Writes acknowledged before a crash or a stop, not yet embedded then.
-    for (const [nsId, labels] of this.store.unembedded()) {
+    for (const [nsId, labels] of unembedded) {
       for (let i = 0; i < labels.length; i += RECOVERY_BATCH)
         this.backlog.push(nsId, labels.slice(i, i + RECOVERY_BATCH));
     }

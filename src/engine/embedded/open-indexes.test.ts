@@ -32,27 +32,86 @@ describe('open indexes (LRU)', () => {
     expect(log).toEqual(['open a#1', 'open b#2', 'close b#2', 'open c#3']);
   });
 
-  it('counts closing indexes against the capacity: a burst over many indexes never holds more than it', async () => {
-    let held = 0;
-    let mostHeld = 0;
+  it('counts closing indexes against the capacity: a burst over many indexes holds no more than it, or than the indexes in use', async () => {
+    for (const [capacity, workers] of [
+      [4, 4],
+      [4, 8],
+      [16, 4],
+    ]) {
+      let held = 0;
+      let mostHeld = 0;
+      const indexes = new OpenIndexes(
+        capacity,
+        async () => {
+          mostHeld = Math.max(mostHeld, ++held);
+          // A close far slower than a use, as a close that writes its files is.
+          return { close: () => new Promise<void>((resolve) => setTimeout(() => resolve(void held--), 15)) };
+        },
+        () => {},
+      );
+      const ids = Array.from({ length: 60 }, (_, i) => `index-${i}`);
+      let next = 0;
+      const worker = async () => {
+        while (next < ids.length) await indexes.use(ids[next++], async () => {});
+      };
+      await Promise.all(Array.from({ length: workers }, worker));
+      await indexes.closeAll();
+      expect(held).toBe(0);
+      // Before closes counted, every one of the 60 was held at once.
+      expect(mostHeld).toBeLessThanOrEqual(Math.max(capacity, workers));
+    }
+  });
+
+  it('keeps a sixteenth of the slots free, so a new index need not wait for a close', async () => {
+    const closes = new Map<string, () => void>();
+    const opened: string[] = [];
     const indexes = new OpenIndexes(
-      4,
-      async () => {
-        mostHeld = Math.max(mostHeld, ++held);
-        // A close far slower than a use, as a close that writes its files is.
-        return { close: () => new Promise<void>((resolve) => setTimeout(() => resolve(void held--), 15)) };
+      16,
+      async (id) => {
+        opened.push(id);
+        return { close: () => new Promise<void>((resolve) => closes.set(id, resolve)) };
       },
       () => {},
     );
-    const ids = Array.from({ length: 40 }, (_, i) => `index-${i}`);
-    let next = 0;
-    const worker = async () => {
-      while (next < ids.length) await indexes.use(ids[next++], async () => {});
-    };
-    await Promise.all([worker(), worker(), worker(), worker()]);
-    await indexes.closeAll();
-    expect(held).toBe(0);
-    expect(mostHeld).toBe(4);
+    for (let i = 0; i < 16; i++) await indexes.use(`index-${i}`, async () => {});
+    // 16 slots held, the least recently used one closing (15 kept open).
+    expect([...closes.keys()]).toEqual(['index-0']);
+    closes.get('index-0')!();
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    // A slot is free: the next new index opens at once, while the next close has only begun.
+    await indexes.use('index-16', async () => {});
+    expect(opened.at(-1)).toBe('index-16');
+    expect([...closes.keys()]).toEqual(['index-0', 'index-1']);
+
+    // No slot free: the next one waits for that close, first come first served.
+    const waiting = indexes.use('index-17', async () => {});
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(opened.at(-1)).toBe('index-16');
+    closes.get('index-1')!();
+    await waiting;
+    expect(opened.at(-1)).toBe('index-17');
+  });
+
+  it('does not open an index dropped while it waited for a slot', async () => {
+    const closes: (() => void)[] = [];
+    const opened: string[] = [];
+    const indexes = new OpenIndexes(
+      1,
+      async (id) => {
+        opened.push(id);
+        return { close: () => new Promise<void>((resolve) => closes.push(resolve)) };
+      },
+      () => {},
+    );
+    await indexes.use('a', async () => {});
+    const waiting = indexes.use('b', async () => 'written');
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    expect(closes).toHaveLength(1); // a is closing; b waits for its slot
+    const dropping = indexes.drop('b', async () => {});
+    closes[0]();
+    expect((await rejection(waiting)).code).toBe('index_not_found');
+    await dropping;
+    expect(opened).toEqual(['a']);
   });
 
   it('never closes an index while it is used, and reopens only after the close finished', async () => {
@@ -103,5 +162,22 @@ describe('open indexes (LRU)', () => {
     await indexes.use('a', async () => {});
     await indexes.closeAll();
     expect(failures).toEqual(['a: disk gone']);
+  });
+
+  it('frees the slot of a close whose failure listener throws too', async () => {
+    const indexes = new OpenIndexes(
+      1,
+      async () => ({
+        close: async () => {
+          throw new Error('disk gone');
+        },
+      }),
+      () => {
+        throw new Error('listener broken');
+      },
+    );
+    await indexes.use('a', async () => {});
+    expect(await indexes.use('b', async () => 'opened')).toBe('opened');
+    await indexes.closeAll();
   });
 });

@@ -2,25 +2,31 @@ import { AppError } from '../../errors.js';
 
 interface Entry<T> {
   opening: Promise<T>;
+  /** The index, once open. */
+  index?: T;
   users: number;
   /** Called when the last user releases the entry (set by a close waiting for that). */
   idle?: () => void;
+  /** Holds one of the capacity's slots: from its admission until its close ends. */
+  slot: boolean;
 }
 
 /** Ids of dropped indexes remembered, so a late request cannot re-create their files. */
 const DROPPED_MEMORY = 10_000;
 
 /**
- * The indexes open on this node: at most `capacity` stay open while idle (least recently used
- * closes first), so thousands of indexes cost neither thousands of file descriptors nor their
- * memory. An index is never closed while an operation uses it; when every open index is in use the
- * cap is exceeded until they are released. Reopening waits for a previous close of the same index,
- * and a dropped index cannot be reopened.
+ * The indexes open on this node, within `capacity` slots, so thousands of indexes cost neither
+ * thousands of file descriptors nor their memory. An index holds a slot from its opening until
+ * its close ends: a closing index still holds its descriptors (its database stays open while its
+ * files are written), and counting only the open ones let a burst of requests over many indexes
+ * pile up closes faster than they finished, until the process ran out of descriptors.
  *
- * An index being closed still holds its descriptors (its database stays open while its files are
- * written), so it counts against the capacity until its close ends: a new index opens once the
- * open and the closing ones fit, or once nothing is closing. Without this, a burst of requests to
- * many indexes piled up closes faster than they finished, and the process ran out of descriptors.
+ * The least recently used idle indexes start closing a little before the slots run out (a
+ * sixteenth of them are kept free), so a new index seldom waits for a close; when none is free,
+ * it waits for one (first come, first served). An index is never closed while an operation uses
+ * it; when every slot's index is in use and none is closing, a new index opens over the capacity
+ * rather than wait for those operations. Reopening waits for a previous close of the same index,
+ * and a dropped index cannot be reopened.
  */
 export class OpenIndexes<T extends { close(): Promise<void> }> {
   /** Map order is recency order: the first entry is the least recently used. */
@@ -28,15 +34,23 @@ export class OpenIndexes<T extends { close(): Promise<void> }> {
   private readonly closing = new Map<string, Promise<void>>();
   private readonly dropped = new Set<string>();
   private readonly removals = new Map<string, Promise<void>>();
-  /** Closes under way (their index's users are gone), which still hold the index's descriptors. */
-  private readonly releasing = new Set<Promise<void>>();
+  /** Slots held: indexes opening, open or closing. */
+  private slots = 0;
+  /** Closes under way of indexes that hold a slot. */
+  private closes = 0;
+  /** New indexes waiting for a slot, first come first served. */
+  private readonly admissions: (() => void)[] = [];
+  /** Idle indexes beyond this many (open or opening) start closing. */
+  private readonly keepOpen: number;
 
   constructor(
     private readonly capacity: number,
     private readonly openIndex: (id: string) => Promise<T>,
     /** Hears about an index that failed to close (its files are still consistent on disk). */
     private readonly onCloseError: (id: string, error: unknown) => void,
-  ) {}
+  ) {
+    this.keepOpen = capacity - Math.floor(capacity / 16);
+  }
 
   /** Runs `work` on the open index (opening it first if needed); it stays open meanwhile. */
   async use<R>(id: string, work: (index: T) => Promise<R>): Promise<R> {
@@ -45,17 +59,16 @@ export class OpenIndexes<T extends { close(): Promise<void> }> {
       return await work(await entry.opening);
     } finally {
       if (--entry.users === 0) entry.idle?.();
-      this.evict();
+      this.rebalance();
     }
   }
 
   /** The open indexes (for statistics); those still opening are skipped. */
   async openNow(): Promise<T[]> {
-    const settled = await Promise.all([...this.entries.values()].map((entry) => entry.opening.catch(() => undefined)));
-    return settled.filter((index) => index !== undefined) as T[];
+    return [...this.entries.values()].flatMap((entry) => (entry.index === undefined ? [] : [entry.index]));
   }
 
-  /** The index if it is open (or opening), without opening it or changing its recency. */
+  /** The index if it is open (or opening: then once open), without opening it or changing its recency. */
   peek(id: string): Promise<T> | undefined {
     return this.entries.get(id)?.opening;
   }
@@ -97,41 +110,68 @@ export class OpenIndexes<T extends { close(): Promise<void> }> {
 
   private acquire(id: string): Entry<T> {
     if (this.dropped.has(id)) throw new AppError('index_not_found', 'Search index not found');
-    const entry = this.entries.get(id);
-    if (entry) {
+    const known = this.entries.get(id);
+    if (known) {
       this.entries.delete(id); // re-inserted: most recently used
-      this.entries.set(id, entry);
-      entry.users++;
-      return entry;
+      this.entries.set(id, known);
+      known.users++;
+      return known;
     }
     const previousClose = this.closing.get(id);
-    const created = { users: 1 } as Entry<T>;
-    this.entries.set(id, created);
-    // Now rather than after this use: these closes make the room the new index waits for.
-    this.evict();
-    created.opening = this.roomToOpen(previousClose).then(() => this.openIndex(id));
-    created.opening.catch(() => {
-      if (this.entries.get(id) === created) this.entries.delete(id);
+    const entry = { users: 1, slot: false } as Entry<T>;
+    this.entries.set(id, entry);
+    entry.opening = (async () => {
+      await previousClose;
+      await this.admission(entry);
+      // Dropped while it waited: its files are going, and must not be made again.
+      if (this.dropped.has(id)) throw new AppError('index_not_found', 'Search index not found');
+      entry.index = await this.openIndex(id);
+      return entry.index;
+    })();
+    entry.opening.catch(() => {
+      if (this.entries.get(id) === entry) this.entries.delete(id);
+      this.freeSlot(entry);
     });
-    return created;
+    return entry;
   }
 
-  /** Waits for a close of the same index, then for the open and closing indexes to fit the capacity. */
-  private async roomToOpen(previousClose: Promise<void> | undefined): Promise<void> {
-    await previousClose;
-    while (this.releasing.size > 0 && this.entries.size + this.releasing.size > this.capacity) {
-      await Promise.race(this.releasing);
-    }
+  /** Resolves once `entry` holds a slot. */
+  private admission(entry: Entry<T>): Promise<void> {
+    return new Promise((resolve) => {
+      this.admissions.push(() => {
+        entry.slot = true;
+        this.slots++;
+        resolve();
+      });
+      this.rebalance();
+    });
   }
 
-  private evict(): void {
-    if (this.entries.size <= this.capacity) return;
-    for (const [id, entry] of this.entries) {
-      if (this.entries.size <= this.capacity) break;
-      if (entry.users > 0) continue;
-      this.entries.delete(id);
-      void this.closeWhenIdle(id, entry);
+  /**
+   * Admits the new indexes that fit, and starts closing the least recently used idle ones beyond
+   * {@link keepOpen} (and as many more as indexes wait). Run whenever a slot may have changed hands.
+   */
+  private rebalance(): void {
+    while (this.admissions.length > 0 && this.slots < this.capacity) this.admissions.shift()!();
+    let excess = this.slots - this.closes + this.admissions.length - this.keepOpen;
+    if (excess > 0) {
+      for (const [id, entry] of this.entries) {
+        if (excess === 0) break;
+        if (entry.users > 0) continue;
+        this.entries.delete(id);
+        void this.closeWhenIdle(id, entry);
+        excess--;
+      }
     }
+    // Every slot's index is in use and none is closing: waiting would wait for those operations.
+    if (this.closes === 0) while (this.admissions.length > 0) this.admissions.shift()!();
+  }
+
+  private freeSlot(entry: Entry<T>): void {
+    if (!entry.slot) return;
+    entry.slot = false;
+    this.slots--;
+    this.rebalance();
   }
 
   private closeWhenIdle(id: string, entry: Entry<T>): Promise<void> {
@@ -146,19 +186,25 @@ export class OpenIndexes<T extends { close(): Promise<void> }> {
     return tracked;
   }
 
-  /**
-   * Closes an entry nobody uses (so its opening has settled). The close counts against the
-   * capacity from now until it ends; an index that failed to open has nothing to close.
-   */
+  /** Closes an entry nobody uses (so its opening has settled); its slot is free once the close ends. */
   private release(id: string, entry: Entry<T>): Promise<void> {
-    const released: Promise<void> = entry.opening
+    const counted = entry.slot;
+    if (counted) this.closes++;
+    return entry.opening
       .then(
         (index) => index.close(),
-        () => undefined,
+        () => undefined, // never opened: nothing to close
       )
-      .catch((error: unknown) => this.onCloseError(id, error))
-      .finally(() => this.releasing.delete(released));
-    this.releasing.add(released);
-    return released;
+      .catch((error: unknown) => {
+        try {
+          this.onCloseError(id, error);
+        } catch {
+          // A listener's failure must not become this close's.
+        }
+      })
+      .finally(() => {
+        if (counted) this.closes--;
+        this.freeSlot(entry);
+      });
   }
 }

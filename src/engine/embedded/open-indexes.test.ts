@@ -164,6 +164,95 @@ describe('open indexes (LRU)', () => {
     expect(failures).toEqual(['a: disk gone']);
   });
 
+  it('opens a new index over the capacity when the close it waits for does not end', async () => {
+    const opened: string[] = [];
+    const indexes = new OpenIndexes(
+      1,
+      async (id) => {
+        opened.push(id);
+        // a's close never ends (its indexing waits on a stuck embedder, say).
+        return { close: () => (id === 'a' ? new Promise<void>(() => {}) : Promise.resolve()) };
+      },
+      () => {},
+      20,
+    );
+    await indexes.use('a', async () => {});
+    await indexes.use('b', async () => {}); // waits 20 ms for a's slot, then opens anyway
+    expect(opened).toEqual(['a', 'b']);
+  });
+
+  it('keeps its books through random uses, failures, drops and closes', async () => {
+    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    for (let seed = 1; seed <= 30; seed++) {
+      let state = seed;
+      const random = () => {
+        state = (state * 1103515245 + 12345) & 0x7fffffff;
+        return state / 0x7fffffff;
+      };
+      const capacity = [1, 2, 3, 4, 8][Math.floor(random() * 5)];
+      type Fake = { id: string; users: number; closes: number; close(): Promise<void> };
+      const made: Fake[] = [];
+      let inUseAtClose = 0;
+      let chaos = true;
+      const indexes = new OpenIndexes<Fake>(
+        capacity,
+        async (id) => {
+          if (random() < 0.3) await pause(Math.floor(random() * 3));
+          if (chaos && random() < 0.1) throw new Error('open failed');
+          const index: Fake = {
+            id,
+            users: 0,
+            closes: 0,
+            async close() {
+              index.closes++;
+              if (index.users > 0) inUseAtClose++;
+              if (random() < 0.7) await pause(Math.floor(random() * 5));
+              if (random() < 0.15) throw new Error('close failed');
+            },
+          };
+          made.push(index);
+          return index;
+        },
+        () => {},
+      );
+      const ids = Array.from({ length: 3 + Math.floor(random() * 8) }, (_, i) => `index-${i}`);
+      const pending: Promise<unknown>[] = [];
+      let dropped = 0;
+      for (let step = 0; step < 200; step++) {
+        const dice = random();
+        if (dice < 0.8) {
+          const duration = Math.floor(random() * 4);
+          const work = async (index: Fake) => {
+            index.users++;
+            try {
+              if (duration > 0) await pause(duration);
+              if (random() < 0.1) throw new Error('work failed');
+            } finally {
+              index.users--;
+            }
+          };
+          pending.push(indexes.use(ids[Math.floor(random() * ids.length)], work).catch(() => {}));
+        } else if (dice < 0.9) {
+          const k = Math.floor(random() * ids.length);
+          pending.push(indexes.drop(ids[k], async () => {}));
+          ids[k] = `new-${dropped++}`;
+        } else if (dice < 0.92) {
+          pending.push(indexes.closeAll());
+        } else {
+          await pause(Math.floor(random() * 3));
+        }
+      }
+      await Promise.all(pending);
+      await indexes.closeAll();
+      chaos = false;
+      expect(made.filter((index) => index.closes !== 1)).toEqual([]);
+      expect(inUseAtClose).toBe(0);
+      expect(indexes.size).toBe(0);
+      // Every slot came back: a new index opens at once.
+      expect(await indexes.use('after', async (index) => index.id)).toBe('after');
+    }
+  });
+
   it('frees the slot of a close whose failure listener throws too', async () => {
     const indexes = new OpenIndexes(
       1,

@@ -14,6 +14,9 @@ interface Entry<T> {
 /** Ids of dropped indexes remembered, so a late request cannot re-create their files. */
 const DROPPED_MEMORY = 10_000;
 
+/** Longest a new index waits for a slot before it opens over the capacity. */
+export const ADMISSION_WAIT_MS = 2_000;
+
 /**
  * The indexes open on this node, within `capacity` slots, so thousands of indexes cost neither
  * thousands of file descriptors nor their memory. An index holds a slot from its opening until
@@ -25,7 +28,8 @@ const DROPPED_MEMORY = 10_000;
  * sixteenth of them are kept free), so a new index seldom waits for a close; when none is free,
  * it waits for one (first come, first served). An index is never closed while an operation uses
  * it; when every slot's index is in use and none is closing, a new index opens over the capacity
- * rather than wait for those operations. Reopening waits for a previous close of the same index,
+ * rather than wait for those operations, and so does one that waited {@link ADMISSION_WAIT_MS}
+ * (a close that does not end, waiting on a stuck embedder say, must not stop every new index). Reopening waits for a previous close of the same index,
  * and a dropped index cannot be reopened.
  */
 export class OpenIndexes<T extends { close(): Promise<void> }> {
@@ -39,7 +43,9 @@ export class OpenIndexes<T extends { close(): Promise<void> }> {
   /** Closes under way of indexes that hold a slot. */
   private closes = 0;
   /** New indexes waiting for a slot, first come first served. */
-  private readonly admissions: (() => void)[] = [];
+  private admissions: (() => void)[] = [];
+  /** Entries nobody uses (those {@link rebalance} may close), counted so that it scans only for them. */
+  private idleEntries = 0;
   /** Idle indexes beyond this many (open or opening) start closing. */
   private readonly keepOpen: number;
 
@@ -48,6 +54,7 @@ export class OpenIndexes<T extends { close(): Promise<void> }> {
     private readonly openIndex: (id: string) => Promise<T>,
     /** Hears about an index that failed to close (its files are still consistent on disk). */
     private readonly onCloseError: (id: string, error: unknown) => void,
+    private readonly admissionWaitMs = ADMISSION_WAIT_MS,
   ) {
     this.keepOpen = capacity - Math.floor(capacity / 16);
   }
@@ -58,7 +65,10 @@ export class OpenIndexes<T extends { close(): Promise<void> }> {
     try {
       return await work(await entry.opening);
     } finally {
-      if (--entry.users === 0) entry.idle?.();
+      if (--entry.users === 0) {
+        entry.idle?.();
+        if (this.entries.get(id) === entry) this.idleEntries++;
+      }
       this.rebalance();
     }
   }
@@ -85,6 +95,7 @@ export class OpenIndexes<T extends { close(): Promise<void> }> {
     this.dropped.add(id);
     if (this.dropped.size > DROPPED_MEMORY) this.dropped.delete(this.dropped.values().next().value!);
     const entry = this.entries.get(id);
+    if (entry?.users === 0) this.idleEntries--;
     this.entries.delete(id);
     removal = (async () => {
       if (entry) await this.closeWhenIdle(id, entry);
@@ -104,6 +115,7 @@ export class OpenIndexes<T extends { close(): Promise<void> }> {
   async closeAll(): Promise<void> {
     const all = [...this.entries];
     this.entries.clear();
+    this.idleEntries = 0;
     await Promise.all(all.map(([id, entry]) => this.closeWhenIdle(id, entry)));
     await Promise.all([...this.closing.values()]);
   }
@@ -114,7 +126,7 @@ export class OpenIndexes<T extends { close(): Promise<void> }> {
     if (known) {
       this.entries.delete(id); // re-inserted: most recently used
       this.entries.set(id, known);
-      known.users++;
+      if (known.users++ === 0) this.idleEntries--;
       return known;
     }
     const previousClose = this.closing.get(id);
@@ -129,7 +141,10 @@ export class OpenIndexes<T extends { close(): Promise<void> }> {
       return entry.index;
     })();
     entry.opening.catch(() => {
-      if (this.entries.get(id) === entry) this.entries.delete(id);
+      if (this.entries.get(id) === entry) {
+        if (entry.users === 0) this.idleEntries--;
+        this.entries.delete(id);
+      }
       this.freeSlot(entry);
     });
     return entry;
@@ -138,12 +153,20 @@ export class OpenIndexes<T extends { close(): Promise<void> }> {
   /** Resolves once `entry` holds a slot. */
   private admission(entry: Entry<T>): Promise<void> {
     return new Promise((resolve) => {
-      this.admissions.push(() => {
+      let timer: NodeJS.Timeout | undefined;
+      const admit = () => {
+        clearTimeout(timer);
         entry.slot = true;
         this.slots++;
         resolve();
-      });
+      };
+      this.admissions.push(admit);
       this.rebalance();
+      if (entry.slot) return;
+      timer = setTimeout(() => {
+        this.admissions = this.admissions.filter((waiting) => waiting !== admit);
+        admit();
+      }, this.admissionWaitMs).unref();
     });
   }
 
@@ -154,11 +177,12 @@ export class OpenIndexes<T extends { close(): Promise<void> }> {
   private rebalance(): void {
     while (this.admissions.length > 0 && this.slots < this.capacity) this.admissions.shift()!();
     let excess = this.slots - this.closes + this.admissions.length - this.keepOpen;
-    if (excess > 0) {
+    if (excess > 0 && this.idleEntries > 0) {
       for (const [id, entry] of this.entries) {
         if (excess === 0) break;
         if (entry.users > 0) continue;
         this.entries.delete(id);
+        this.idleEntries--;
         void this.closeWhenIdle(id, entry);
         excess--;
       }

@@ -359,6 +359,24 @@ describe('embedded engine with many indexes', () => {
 });
 
 describe('full-text snapshots', () => {
+  it('are removed with their namespace, with the temp file a crash during a write left', async () => {
+    const temp = tempDir();
+    const engine = testEngine(temp.dir);
+    try {
+      const index = await engine.open('small');
+      await index.upsert('gone', [{ id: 'a', content: { text: 'alpha' } }], NO_LIMIT);
+      const file = path.join(temp.dir, 'indexes', 'small', 'fulltext-1.snap');
+      fs.writeFileSync(file, 'a snapshot');
+      fs.writeFileSync(`${file}.tmp`, 'half a snapshot');
+      await index.deleteNamespace('gone');
+      expect(fs.existsSync(file)).toBe(false);
+      expect(fs.existsSync(`${file}.tmp`)).toBe(false);
+    } finally {
+      await engine.close();
+      temp.remove();
+    }
+  });
+
   it('reopens from its snapshot reconciled with SQLite, and rebuilds from SQLite without one', async () => {
     const temp = tempDir();
     const file = path.join(temp.dir, 'indexes', 'big', 'fulltext-1.snap');

@@ -62,11 +62,15 @@ export class NamespaceTexts {
     this.changed.add(nsId);
   }
 
-  /** Drops the namespace's index and its snapshot file (reset, deleted namespace). */
+  /**
+   * Drops the namespace's index and its snapshot file (reset, deleted namespace), with the temp
+   * file a crash during a snapshot's write may have left, as graph files are dropped.
+   */
   async forget(nsId: number): Promise<void> {
     this.texts.delete(nsId);
     this.changed.delete(nsId);
-    await rm(fullTextFile(this.folder, nsId), { force: true });
+    const file = fullTextFile(this.folder, nsId);
+    await Promise.all([rm(file, { force: true }), rm(`${file}.tmp`, { force: true })]);
   }
 
   /** Writes the snapshots of the changed indexes worth one; failures only cost a rebuild. */

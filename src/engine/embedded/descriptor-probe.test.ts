@@ -1,16 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 const refuse = vi.hoisted(() => ({ code: undefined as string | undefined }));
-vi.mock('node:fs', async (original) => {
-  const fs = await original<typeof import('node:fs')>();
-  return {
-    ...fs,
-    openSync: (...args: Parameters<typeof fs.openSync>) => {
-      if (refuse.code) throw Object.assign(new Error(refuse.code), { code: refuse.code });
-      return fs.openSync(...args);
-    },
-  };
-});
+vi.mock('node:fs', async (original) =>
+  (await import('./refused-opens.test-fixtures.js')).refusingOpens(await original<typeof import('node:fs')>(), refuse),
+);
 
 const { sqliteOutOfDescriptors } = await import('./descriptor-probe.js');
 const cantOpen = Object.assign(new Error('unable to open database file'), { code: 'SQLITE_CANTOPEN' });

@@ -2,11 +2,13 @@ import { mkdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import Database from 'better-sqlite3';
+import { errors } from '../../errors.js';
 import type { EngineStats, IndexEngine, IndexSummary, SearchEngine } from '../contract.js';
 import { CpuTurns } from '../cpu-turns.js';
 import { createBuiltinEnricher } from '../providers/builtin-enricher.js';
 import { createBuiltinReranker } from '../providers/builtin-reranker.js';
 import type { Embedder, EngineLogger, Enricher, Reranker } from '../providers/provider-types.js';
+import { sqliteOutOfDescriptors } from './descriptor-probe.js';
 import { UNEMBEDDED_META, WITHOUT_VECTOR } from './document-store.js';
 import { EmbeddedIndex, type IndexSettings } from './embedded-index.js';
 import { HnswWorker } from './hnsw-worker-client.js';
@@ -213,7 +215,9 @@ function countDocuments(dir: string): { documents: number; withoutVector: number
     const documents = count('SELECT count(*) FROM documents');
     const noted = count(`SELECT count(*) FROM meta WHERE key = '${UNEMBEDDED_META}'`) > 0;
     return { documents, withoutVector: noted ? count(`SELECT count(*) FROM documents d WHERE ${WITHOUT_VECTOR}`) : 0 };
-  } catch {
+  } catch (error) {
+    // Asked before the finally closes the database, which would give a descriptor back.
+    if (sqliteOutOfDescriptors(error)) throw errors.outOfDescriptors(error);
     return { documents: 0, withoutVector: 0 }; // no data yet, or dropped meanwhile
   } finally {
     db?.close();

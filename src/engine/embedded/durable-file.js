@@ -25,7 +25,7 @@ const DIRECTORY_SYNC_UNSUPPORTED = new Set(['EISDIR', 'EINVAL', 'EPERM', 'EACCES
  * @returns {Promise<void>}
  */
 export async function replaceFileDurably(file, write) {
-  const temp = `${file}.tmp`;
+  const temp = tempFileOf(file);
   try {
     await write(temp);
     await syncPath(temp, 'r+');
@@ -39,6 +39,22 @@ export async function replaceFileDurably(file, write) {
   } catch (error) {
     if (!DIRECTORY_SYNC_UNSUPPORTED.has(/** @type {NodeJS.ErrnoException} */ (error).code ?? '')) throw error;
   }
+}
+
+/**
+ * Removes a file {@link replaceFileDurably} writes, with the temp file a crash during a write may
+ * have left beside it.
+ *
+ * @param {string} file
+ * @returns {Promise<void>}
+ */
+export async function removeReplacedFile(file) {
+  await Promise.all([rm(file, { force: true }), rm(tempFileOf(file), { force: true })]);
+}
+
+/** @param {string} file */
+function tempFileOf(file) {
+  return `${file}.tmp`;
 }
 
 /**

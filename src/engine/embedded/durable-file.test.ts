@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, test, vi } from 'vitest';
-import { replaceFileDurably } from './durable-file.js';
+import { removeReplacedFile, replaceFileDurably } from './durable-file.js';
 
 /** What the file system was asked, in order; `failOpen` makes opening a path fail with a code. */
 const fsLog = vi.hoisted(() => ({ events: [] as string[], failOpen: new Map<string, string>() }));
@@ -83,4 +83,12 @@ test('a directory the system cannot flush (Windows) is no error; a failing disk 
   await expect(replaceFileDurably(file, (temp) => writeFile(temp, 'newer'))).rejects.toMatchObject({ code: 'EIO' });
   // The rename itself happened: the file is whole, only its name may not survive a power loss.
   expect(readFileSync(file, 'utf8')).toBe('newer');
+});
+
+test('removing a replaced file also removes the temp file a crash left, and a missing one is no error', async () => {
+  writeFileSync(`${file}.tmp`, 'half written');
+  await removeReplacedFile(file);
+  expect(existsSync(file)).toBe(false);
+  expect(existsSync(`${file}.tmp`)).toBe(false);
+  await removeReplacedFile(file);
 });

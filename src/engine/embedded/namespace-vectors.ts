@@ -1,5 +1,5 @@
-import { rm } from 'node:fs/promises';
 import type { EngineLogger } from '../providers/provider-types.js';
+import { removeReplacedFile } from './durable-file.js';
 import type { HnswWorker } from './hnsw-worker-client.js';
 import { PendingVectors } from './pending-vectors.js';
 import { bestFirst, type Scored } from './vector-math.js';
@@ -179,7 +179,7 @@ export class NamespaceVectors {
         this.logger.error({ err: error, file: this.file }, 'closing the vector index failed');
       }
     }
-    if (deleteFiles) await Promise.all([rm(this.file, { force: true }), rm(`${this.file}.tmp`, { force: true })]);
+    if (deleteFiles) await removeReplacedFile(this.file);
   }
 
   private reset(): void {

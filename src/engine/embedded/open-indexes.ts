@@ -15,7 +15,7 @@ interface Entry<T> {
 const DROPPED_MEMORY = 10_000;
 
 /** Longest a new index waits for a slot before it opens over the capacity. */
-export const ADMISSION_WAIT_MS = 2_000;
+const ADMISSION_WAIT_MS = 2_000;
 
 /**
  * The indexes open on this node, within `capacity` slots, so thousands of indexes cost neither
@@ -29,8 +29,8 @@ export const ADMISSION_WAIT_MS = 2_000;
  * it waits for one (first come, first served). An index is never closed while an operation uses
  * it; when every slot's index is in use and none is closing, a new index opens over the capacity
  * rather than wait for those operations, and so does one that waited {@link ADMISSION_WAIT_MS}
- * (a close that does not end, waiting on a stuck embedder say, must not stop every new index). Reopening waits for a previous close of the same index,
- * and a dropped index cannot be reopened.
+ * (a close that does not end, waiting on a stuck embedder say, must not stop every new index).
+ * Reopening waits for a previous close of the same index, and a dropped index cannot be reopened.
  */
 export class OpenIndexes<T extends { close(): Promise<void> }> {
   /** Map order is recency order: the first entry is the least recently used. */

@@ -1,8 +1,8 @@
-import { rm } from 'node:fs/promises';
 import type { EngineLogger } from '../../providers/provider-types.js';
 import type { AnalyzedDocument } from '../../query/analyzer.js';
 import { documentAnalyses } from '../document-reads.js';
 import type { DocumentStore } from '../document-store.js';
+import { removeReplacedFile } from '../durable-file.js';
 import { fullTextFile } from '../index-files.js';
 import { FullTextIndex } from './full-text-index.js';
 import { readFullTextSnapshot, writeFullTextSnapshot } from './full-text-snapshot.js';
@@ -64,13 +64,12 @@ export class NamespaceTexts {
 
   /**
    * Drops the namespace's index and its snapshot file (reset, deleted namespace), with the temp
-   * file a crash during a snapshot's write may have left, as graph files are dropped.
+   * file a crash during a snapshot's write may have left.
    */
   async forget(nsId: number): Promise<void> {
     this.texts.delete(nsId);
     this.changed.delete(nsId);
-    const file = fullTextFile(this.folder, nsId);
-    await Promise.all([rm(file, { force: true }), rm(`${file}.tmp`, { force: true })]);
+    await removeReplacedFile(fullTextFile(this.folder, nsId));
   }
 
   /** Writes the snapshots of the changed indexes worth one; failures only cost a rebuild. */

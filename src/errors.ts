@@ -1,3 +1,5 @@
+import { NO_DESCRIPTOR_LEFT } from './descriptor-refusal.js';
+
 /**
  * The one error table: every failure a service or the engine can report has a stable
  * snake_case `code` mapped to exactly one HTTP status. Routes never pick statuses themselves;
@@ -88,9 +90,6 @@ export const errors = {
       cause,
     }),
 };
-
-/** Error codes of a process (EMFILE) or a system (ENFILE) with no file descriptor left. */
-const NO_DESCRIPTOR_LEFT = new Set(['EMFILE', 'ENFILE']);
 
 /** Whether `error` is a system call's refusal for want of a file descriptor. */
 export function isOutOfDescriptors(error: unknown): boolean {

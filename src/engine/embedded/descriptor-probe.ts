@@ -1,6 +1,5 @@
-import { closeSync, openSync } from 'node:fs';
-import { devNull } from 'node:os';
-import { errors, isOutOfDescriptors } from '../../errors.js';
+import { descriptorRefusal } from '../../descriptor-refusal.js';
+import { errors } from '../../errors.js';
 
 /**
  * Whether SQLite failed to open an index's database for want of a file descriptor. SQLite says
@@ -10,12 +9,7 @@ import { errors, isOutOfDescriptors } from '../../errors.js';
  */
 export function sqliteOutOfDescriptors(error: unknown): boolean {
   if ((error as { code?: unknown } | undefined)?.code !== 'SQLITE_CANTOPEN') return false;
-  try {
-    closeSync(openSync(devNull, 'r'));
-    return false;
-  } catch (probe) {
-    return isOutOfDescriptors(probe);
-  }
+  return descriptorRefusal() !== undefined;
 }
 
 /**

@@ -151,7 +151,7 @@ export class HnswWorker {
   private received(message: {
     id?: number;
     result?: unknown;
-    error?: { message: string; stack?: string };
+    error?: { message: string; stack?: string; code?: string };
     type?: string;
     graph?: string;
     labels?: Float64Array;
@@ -165,7 +165,7 @@ export class HnswWorker {
       if (message.error) {
         const error = new Error(`vector index worker: ${message.error.message}`);
         if (message.error.stack) error.stack = `${error.message}\n${message.error.stack}`;
-        request.reject(error);
+        request.reject(message.error.code === undefined ? error : Object.assign(error, { code: message.error.code }));
       } else {
         request.resolve(message.result);
       }

@@ -9,6 +9,7 @@
 import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { parentPort, workerData } from 'node:worker_threads';
+import { descriptorRefusal } from '../../descriptor-refusal.js';
 import { replaceFileDurably } from './durable-file.js';
 import { collectGarbage } from './exposed-gc.js';
 import { lowerPrioritySuffices, lowerThreadPriority } from './thread-priority.js';
@@ -77,7 +78,12 @@ port.on('message', (message) => {
     (error) =>
       port.postMessage({
         id: message.id,
-        error: { message: error instanceof Error ? error.message : String(error), stack: error?.stack },
+        error: {
+          message: error instanceof Error ? error.message : String(error),
+          stack: error?.stack,
+          // A system error's code (EMFILE...) decides the answer the main thread gives.
+          code: typeof error?.code === 'string' ? error.code : undefined,
+        },
       }),
   );
 });
@@ -113,7 +119,10 @@ function graphOf(id) {
   return graph;
 }
 
-/** Reads the graph file (a new empty graph when missing or unreadable) and returns its labels. */
+/**
+ * Reads the graph file (a new empty graph when missing or unreadable) and returns its labels.
+ * Fails, with the system's code, when the file could not be read for want of a file descriptor.
+ */
 async function open({ graph: id, file, dimensions, m, efConstruction }) {
   let index;
   let unreadable;
@@ -122,6 +131,11 @@ async function open({ graph: id, file, dimensions, m, efConstruction }) {
       index = new VectorGraph(dimensions);
       await index.read(file);
     } catch (error) {
+      // The addon only says it could not open the file, as for a damaged one. Without a descriptor
+      // left the file is fine: this open fails (the request gets a 503 and the next one reads the
+      // file) rather than rebuilding a graph from SQLite, which costs minutes at 100k documents.
+      const refusal = descriptorRefusal();
+      if (refusal) throw Object.assign(new Error(`no file descriptor left to read ${file}`), { code: refusal });
       unreadable = error instanceof Error ? error.message : String(error);
       index = undefined;
     }

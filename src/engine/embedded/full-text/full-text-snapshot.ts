@@ -1,5 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
+import { errors, isOutOfDescriptors } from '../../../errors.js';
 import { replaceFileDurably } from '../durable-file.js';
 import type { FullTextState } from './full-text-index.js';
 
@@ -32,12 +33,19 @@ export async function writeFullTextSnapshot(file: string, state: FullTextState):
   await replaceFileDurably(file, (temp) => writeFile(temp, Buffer.concat(parts)));
 }
 
-/** The state in `file`; undefined when there is none or it cannot be read. */
+/**
+ * The state in `file`; undefined when there is none or it cannot be read, and then the index is
+ * rebuilt from SQLite. Without a file descriptor left to read it, a 503 instead: the file is fine,
+ * and a rebuild costs seconds at 100k documents.
+ */
 export function readFullTextSnapshot(file: string): FullTextState | undefined {
+  // Asked first, without a descriptor: opening a missing file also fails when none is left.
+  if (!existsSync(file)) return undefined;
   let data: Buffer;
   try {
     data = readFileSync(file);
-  } catch {
+  } catch (error) {
+    if (isOutOfDescriptors(error)) throw errors.outOfDescriptors(error);
     return undefined;
   }
   try {

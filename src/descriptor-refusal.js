@@ -1,0 +1,24 @@
+/**
+ * Whether this process is out of file descriptors, found the one way that cannot mislead: by asking
+ * for one. Plain JS, so that the vector worker thread (hnsw-worker.js, also plain JS) loads it too.
+ */
+import { closeSync, openSync } from 'node:fs';
+import { devNull } from 'node:os';
+
+/** Error codes of a process (EMFILE) or a system (ENFILE) with no file descriptor left. */
+export const NO_DESCRIPTOR_LEFT = new Set(['EMFILE', 'ENFILE']);
+
+/**
+ * The code (EMFILE or ENFILE) with which a descriptor asked for now is refused; undefined when one
+ * is given, or refused for another reason.
+ * @returns {string | undefined}
+ */
+export function descriptorRefusal() {
+  try {
+    closeSync(openSync(devNull, 'r'));
+    return undefined;
+  } catch (error) {
+    const code = /** @type {{ code?: unknown } | undefined} */ (error)?.code;
+    return typeof code === 'string' && NO_DESCRIPTOR_LEFT.has(code) ? code : undefined;
+  }
+}

@@ -55,15 +55,18 @@ export class Replica {
   async sync(knownHead?: number): Promise<void> {
     const head = knownHead ?? (await readHeadSeq(this.db, this.indexId));
     if (this.watermark !== undefined && this.watermark >= head) return;
-    await this.applyLock.run(async () => {
-      this.watermark ??= await this.local.use(this.indexId, async (index) => index.watermark());
-      if (this.watermark >= head) return;
-      // One snapshot for the whole read, so every page comes from the same state of the index.
-      await this.db
-        .transaction()
-        .setIsolationLevel('repeatable read')
-        .execute((trx) => this.pull(trx));
-    });
+    await this.applyLock.run(() =>
+      // Open (see write) before the transaction, which then holds no connection while it waits.
+      this.local.use(this.indexId, async (index) => {
+        this.watermark ??= index.watermark();
+        if (this.watermark >= head) return;
+        // One snapshot for the whole read, so every page comes from the same state of the index.
+        await this.db
+          .transaction()
+          .setIsolationLevel('repeatable read')
+          .execute((trx) => this.pull(trx));
+      }),
+    );
   }
 
   /** The record's head row of the index (undefined before its first write). */
@@ -88,19 +91,24 @@ export class Replica {
   write<R>(
     work: (trx: Transaction<DB>, head: RecordHead, index: EmbeddedIndex) => Promise<WriteOutcome<R>>,
   ): Promise<R> {
-    return this.writeLock.run(async () => {
-      const outcome = await this.db.transaction().execute(async (trx) => {
-        const head = await lockForWrite(trx, this.indexId);
-        // Nothing else can commit for this index while the lock is held: the copy can catch up exactly.
-        await this.applyLock.run(async () => {
-          this.watermark ??= await this.local.use(this.indexId, async (index) => index.watermark());
-          if (this.watermark !== head.seq) await this.pull(trx);
+    return this.writeLock.run(() =>
+      // The local copy is opened before the record transaction begins: opening can wait for a slot
+      // among the node's open indexes (up to 2 s behind a close that does not end), and no other
+      // node may write to this index while this one holds its head lock.
+      this.local.use(this.indexId, async (index) => {
+        const outcome = await this.db.transaction().execute(async (trx) => {
+          const head = await lockForWrite(trx, this.indexId);
+          // Nothing else can commit for this index while the lock is held: the copy can catch up exactly.
+          await this.applyLock.run(async () => {
+            this.watermark ??= index.watermark();
+            if (this.watermark !== head.seq) await this.pull(trx);
+          });
+          return work(trx, head, index);
         });
-        return this.local.use(this.indexId, (index) => work(trx, head, index));
-      });
-      if (outcome.toSeq > outcome.fromSeq) await this.applyOwn(outcome);
-      return outcome.result;
-    });
+        if (outcome.toSeq > outcome.fromSeq) await this.applyOwn(outcome);
+        return outcome.result;
+      }),
+    );
   }
 
   /** Applies a committed write of this node, unless a catch-up already brought it in. */

@@ -1,0 +1,73 @@
+import { sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestStore, type TestStore } from '../../../test/helpers/store.js';
+import type { EmbeddedEngine } from '../embedded/embedded-engine.js';
+import type { EmbeddedIndex } from '../embedded/embedded-index.js';
+import { Replica } from './replica.js';
+
+const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
+
+describe.skipIf(!onPostgres)('replica writes (PostgreSQL)', () => {
+  let store: TestStore;
+  let probe: pg.Client;
+  beforeAll(async () => {
+    store = await createTestStore();
+    probe = new pg.Client({ connectionString: store.databaseUrl });
+    await probe.connect();
+    await sql`INSERT INTO accounts (email, api_key_hash, created_at) VALUES ('a@example.com', 'x', 0)`.execute(
+      store.store.db,
+    );
+    await sql`
+      INSERT INTO search_indexes (id, customer_id, name, endpoint, type, region, token, read_only_token,
+        max_vector_count, max_monthly_reranks, max_daily_updates, max_daily_queries, max_monthly_bandwidth,
+        max_writes_per_second, max_query_per_second, max_reads_per_request, max_writes_per_request,
+        creation_time, input_enrichment_enabled)
+      VALUES ('idx', 'a@example.com', 'idx', 'idx-endpoint', 'payg', 'eu-west-1', 't', 'r',
+        1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0)`.execute(store.store.db);
+    await sql`INSERT INTO index_heads (index_id) VALUES ('idx')`.execute(store.store.db);
+  });
+  afterAll(async () => {
+    await probe.end();
+    await store.cleanup();
+  });
+
+  /** Whether another connection can take the index's head lock at once. */
+  async function headLockFree(): Promise<boolean> {
+    await probe.query('BEGIN');
+    try {
+      await probe.query(`SELECT 1 FROM index_heads WHERE index_id = 'idx' FOR UPDATE NOWAIT`);
+      return true;
+    } catch (error) {
+      if ((error as { code?: string }).code === '55P03') return false; // lock_not_available
+      throw error;
+    } finally {
+      await probe.query('ROLLBACK');
+    }
+  }
+
+  it('opens the local copy before taking the head lock, so a wait for a slot holds no lock', async () => {
+    let admit!: () => void;
+    const admitted = new Promise<void>((resolve) => {
+      admit = resolve;
+    });
+    const localIndex = { watermark: () => 0, apply: async () => {} } as unknown as EmbeddedIndex;
+    let waiting = true;
+    // A node whose open indexes are all busy: the first use waits for a slot until admitted.
+    const local = {
+      async use<R>(_id: string, work: (index: EmbeddedIndex) => Promise<R>): Promise<R> {
+        if (waiting) await admitted;
+        return work(localIndex);
+      },
+    } as unknown as EmbeddedEngine;
+    const replica = new Replica('idx', store.store.db, local, { error() {} });
+
+    const write = replica.write(async () => ({ result: 'written', changes: [], fromSeq: 0, toSeq: 0 }));
+    await new Promise((resolve) => setTimeout(resolve, 100)); // the write is waiting for its slot
+    const freeWhileWaiting = await headLockFree();
+    waiting = false;
+    admit();
+    expect(await write).toBe('written');
+    expect(freeWhileWaiting).toBe(true);
+  });
+});

@@ -1,24 +1,8 @@
 import Database from 'better-sqlite3';
 import { checkVectorLimit, type PreparedDocument } from '../query/document-validation.js';
 import { openFailure } from './descriptor-probe.js';
+import { SCHEMA, UNEMBEDDED_META, WITHOUT_VECTOR } from './document-schema.js';
 import { vectorToBlob } from './vector-math.js';
-
-const SCHEMA = `
-  CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
-  CREATE TABLE IF NOT EXISTS namespaces (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE);
-  -- label = rowid: a fresh AUTOINCREMENT value per document version, never reused, so an HNSW label
-  -- can always be checked against SQLite and stale vectors are recognizable forever.
-  CREATE TABLE IF NOT EXISTS documents (
-    label INTEGER PRIMARY KEY AUTOINCREMENT,
-    ns INTEGER NOT NULL,
-    id TEXT NOT NULL,
-    content BLOB NOT NULL,
-    metadata BLOB
-  );
-  CREATE UNIQUE INDEX IF NOT EXISTS documents_ns_id ON documents (ns, id);
-  -- Vectors live apart so that filter scans over documents do not page through them.
-  CREATE TABLE IF NOT EXISTS embeddings (label INTEGER PRIMARY KEY, vector BLOB NOT NULL);
-`;
 
 /**
  * Bounds of each index's prepared-statement cache: the store's own statements (about 20) stay
@@ -47,11 +31,6 @@ export interface AppliedChanges {
   /** Namespaces whose earlier documents were all removed (their derived indexes start over). */
   cleared: Set<number>;
 }
-
-/** The rows of `documents d` that have no vector yet (stored by {@link DocumentStore.writeUnembedded}). */
-export const WITHOUT_VECTOR = 'NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.label = d.label)';
-/** Meta key: documents may be stored without their vector (unset once all have one). */
-export const UNEMBEDDED_META = 'unembedded';
 
 /**
  * One index's SQLite file: namespaces, documents (content/metadata as JSONB so filters skip JSON

@@ -9,7 +9,7 @@ import { createBuiltinEnricher } from '../providers/builtin-enricher.js';
 import { createBuiltinReranker } from '../providers/builtin-reranker.js';
 import type { Embedder, EngineLogger, Enricher, Reranker } from '../providers/provider-types.js';
 import { sqliteOutOfDescriptors } from './descriptor-probe.js';
-import { UNEMBEDDED_META, WITHOUT_VECTOR } from './document-store.js';
+import { UNEMBEDDED_META, WITHOUT_VECTOR } from './document-schema.js';
 import { EmbeddedIndex, type IndexSettings } from './embedded-index.js';
 import { HnswWorker } from './hnsw-worker-client.js';
 import { databaseFile, folderSize, indexFolder, localIndexIds } from './index-files.js';

@@ -46,8 +46,14 @@ export class SegmentedVectors {
     return total;
   }
 
+  /**
+   * Loads every segment. A failure is reported once every segment's load has ended, so that none
+   * is still on its way to failing (for want of a descriptor, say) when the next request retries.
+   */
   async load(): Promise<void> {
-    await Promise.all(this.segments.map((segment) => segment.load()));
+    const outcomes = await Promise.allSettled(this.segments.map((segment) => segment.load()));
+    const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   changed(added: { label: number; vector: Float32Array }[], removed: number[]): void {

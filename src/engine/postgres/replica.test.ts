@@ -2,8 +2,10 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestStore, type TestStore } from '../../../test/helpers/store.js';
-import type { EmbeddedEngine } from '../embedded/embedded-engine.js';
+import { createEmbeddedEngine, type EmbeddedEngine } from '../embedded/embedded-engine.js';
 import type { EmbeddedIndex } from '../embedded/embedded-index.js';
+import { createBuiltinEmbedder } from '../providers/builtin-embedder.js';
+import { tempDir } from '../test-fixtures.js';
 import { Replica } from './replica.js';
 
 const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
@@ -51,23 +53,51 @@ describe.skipIf(!onPostgres)('replica writes (PostgreSQL)', () => {
     const admitted = new Promise<void>((resolve) => {
       admit = resolve;
     });
+    let entered!: () => void;
+    const waitingForSlot = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
     const localIndex = { watermark: () => 0, apply: async () => {} } as unknown as EmbeddedIndex;
-    let waiting = true;
     // A node whose open indexes are all busy: the first use waits for a slot until admitted.
     const local = {
       async use<R>(_id: string, work: (index: EmbeddedIndex) => Promise<R>): Promise<R> {
-        if (waiting) await admitted;
+        entered();
+        await admitted;
         return work(localIndex);
       },
     } as unknown as EmbeddedEngine;
     const replica = new Replica('idx', store.store.db, local, { error() {} });
 
     const write = replica.write(async () => ({ result: 'written', changes: [], fromSeq: 0, toSeq: 0 }));
-    await new Promise((resolve) => setTimeout(resolve, 100)); // the write is waiting for its slot
+    await waitingForSlot;
     const freeWhileWaiting = await headLockFree();
-    waiting = false;
     admit();
     expect(await write).toBe('written');
     expect(freeWhileWaiting).toBe(true);
+  });
+
+  it('finishes a write when the local engine closes during it, and the close too', async () => {
+    const temp = tempDir();
+    const local = createEmbeddedEngine({ dataDir: temp.dir, embedder: createBuiltinEmbedder(), vectorWorkers: 1 });
+    try {
+      const replica = new Replica('idx', store.store.db, local, { error() {} });
+      let closing: Promise<void> | undefined;
+      // A committed change to apply locally after the transaction, while the engine is closing.
+      const write = replica.write(async (_trx, head) => {
+        closing = local.close();
+        return {
+          result: 'written',
+          changes: [{ kind: 'namespace', namespace: 'ns' }],
+          fromSeq: head.seq,
+          toSeq: head.seq + 1,
+        };
+      });
+      const hung = new Promise((resolve) => setTimeout(() => resolve('hung'), 5000).unref());
+      const finished = write.then(async (result) => [result, await closing]);
+      expect(await Promise.race([finished, hung])).toEqual(['written', undefined]);
+    } finally {
+      await local.close();
+      temp.remove();
+    }
   });
 });

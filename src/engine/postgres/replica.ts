@@ -64,7 +64,7 @@ export class Replica {
         await this.db
           .transaction()
           .setIsolationLevel('repeatable read')
-          .execute((trx) => this.pull(trx));
+          .execute((trx) => this.pull(trx, index));
       }),
     );
   }
@@ -101,26 +101,28 @@ export class Replica {
           // Nothing else can commit for this index while the lock is held: the copy can catch up exactly.
           await this.applyLock.run(async () => {
             this.watermark ??= index.watermark();
-            if (this.watermark !== head.seq) await this.pull(trx);
+            if (this.watermark !== head.seq) await this.pull(trx, index);
           });
           return work(trx, head, index);
         });
-        if (outcome.toSeq > outcome.fromSeq) await this.applyOwn(outcome);
+        if (outcome.toSeq > outcome.fromSeq) await this.applyOwn(outcome, index);
         return outcome.result;
       }),
     );
   }
 
-  /** Applies a committed write of this node, unless a catch-up already brought it in. */
-  private async applyOwn(outcome: WriteOutcome<unknown>): Promise<void> {
+  /**
+   * Applies a committed write of this node, unless a catch-up already brought it in. `index` is the
+   * local copy the caller holds in use; this and {@link pull} never open it again themselves: an
+   * engine closing meanwhile would make that second use wait for the close, which waits for the first.
+   */
+  private async applyOwn(outcome: WriteOutcome<unknown>, index: EmbeddedIndex): Promise<void> {
     try {
-      await this.applyLock.run(() =>
-        this.local.use(this.indexId, async (index) => {
-          const watermark = index.watermark();
-          if (watermark === outcome.fromSeq) await index.apply(outcome.changes, outcome.toSeq);
-          this.watermark = index.watermark();
-        }),
-      );
+      await this.applyLock.run(async () => {
+        const watermark = index.watermark();
+        if (watermark === outcome.fromSeq) await index.apply(outcome.changes, outcome.toSeq);
+        this.watermark = index.watermark();
+      });
     } catch (error) {
       // The write is committed in the record: the next read's catch-up replays it.
       this.watermark = undefined;
@@ -128,20 +130,18 @@ export class Replica {
     }
   }
 
-  /** Replays the record's changes after the local watermark (call under `applyLock`). */
-  private async pull(executor: Kysely<DB> | Transaction<DB>): Promise<void> {
-    await this.local.use(this.indexId, async (index) => {
-      const read = await readChanges(executor, this.indexId, index.watermark(), async (page, position) => {
-        const head = position.read.head;
-        if (position.first && head?.embedder && head.documentCount > 0) checkEmbedder(index, head);
-        let changes = page;
-        if (position.first && position.read.rebuild) {
-          changes = [...(await startOver(index, position.read.namespaces)), ...page];
-        }
-        await index.apply(changes, position.last ? (head?.seq ?? 0) : undefined);
-      });
-      this.watermark = read.head?.seq ?? 0;
+  /** Replays the record's changes after the local watermark into `index`, held in use (call under `applyLock`). */
+  private async pull(executor: Kysely<DB> | Transaction<DB>, index: EmbeddedIndex): Promise<void> {
+    const read = await readChanges(executor, this.indexId, index.watermark(), async (page, position) => {
+      const head = position.read.head;
+      if (position.first && head?.embedder && head.documentCount > 0) checkEmbedder(index, head);
+      let changes = page;
+      if (position.first && position.read.rebuild) {
+        changes = [...(await startOver(index, position.read.namespaces)), ...page];
+      }
+      await index.apply(changes, position.last ? (head?.seq ?? 0) : undefined);
     });
+    this.watermark = read.head?.seq ?? 0;
   }
 }
 

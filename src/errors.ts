@@ -97,6 +97,14 @@ export function isOutOfDescriptors(error: unknown): boolean {
   return typeof code === 'string' && NO_DESCRIPTOR_LEFT.has(code);
 }
 
+/**
+ * Whether `error` stands for a moment's shortage that is answered 503 and retried (no descriptor
+ * left): work failing in the background for it logs a warning, not an error.
+ */
+export function isShortage(error: unknown): boolean {
+  return isOutOfDescriptors(error) || (isAppError(error) && error.code === 'service_unavailable');
+}
+
 export function isAppError(value: unknown): value is AppError {
   return value instanceof AppError;
 }

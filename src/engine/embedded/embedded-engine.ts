@@ -119,14 +119,19 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): EmbeddedEn
     },
     (indexId, error) => logger.error({ err: error, indexId }, 'closing an index failed'),
   );
+  let closed = false;
+  // After close() began, an index is not opened again: it would stay open past the close (and its
+  // vector workers) or, for work that holds another index, wait for a close that waits for it.
+  const use: EmbeddedEngine['use'] = (indexId, work) =>
+    closed ? Promise.reject(errors.shuttingDown()) : indexes.use(indexId, work);
 
   const engine: EmbeddedEngine = {
     async open(indexId: string): Promise<IndexEngine> {
       folder(indexId); // refuses an unsafe id now rather than at the first call
-      return indexHandle((work) => indexes.use(indexId, work));
+      return indexHandle((work) => use(indexId, work));
     },
 
-    use: (indexId, work) => indexes.use(indexId, work),
+    use,
 
     hasLocalData(indexId: string): boolean {
       return folderSize(folder(indexId)) > 0;
@@ -179,6 +184,7 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): EmbeddedEn
     },
 
     async close(): Promise<void> {
+      closed = true;
       await indexes.closeAll();
       await Promise.all(settings.hnswWorkers.map((worker) => worker.terminate()));
     },

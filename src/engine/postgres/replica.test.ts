@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestStore, type TestStore } from '../../../test/helpers/store.js';
+import { openStore } from '../../store/database.js';
 import { createEmbeddedEngine, type EmbeddedEngine } from '../embedded/embedded-engine.js';
 import type { EmbeddedIndex } from '../embedded/embedded-index.js';
 import { createBuiltinEmbedder } from '../providers/builtin-embedder.js';
@@ -33,6 +34,8 @@ describe.skipIf(!onPostgres)('replica writes (PostgreSQL)', () => {
     await probe.end();
     await store.cleanup();
   });
+
+  const hung = () => new Promise((resolve) => setTimeout(() => resolve('hung'), 5000).unref());
 
   /** Whether another connection can take the index's head lock at once. */
   async function headLockFree(): Promise<boolean> {
@@ -92,10 +95,43 @@ describe.skipIf(!onPostgres)('replica writes (PostgreSQL)', () => {
           toSeq: head.seq + 1,
         };
       });
-      const hung = new Promise((resolve) => setTimeout(() => resolve('hung'), 5000).unref());
       const finished = write.then(async (result) => [result, await closing]);
-      expect(await Promise.race([finished, hung])).toEqual(['written', undefined]);
+      expect(await Promise.race([finished, hung()])).toEqual(['written', undefined]);
+      // Closed: the index is not opened again, here by a read's catch-up.
+      expect(await replica.sync(1000).catch((error) => error.code)).toBe('service_unavailable');
     } finally {
+      await local.close();
+      temp.remove();
+    }
+  });
+
+  it('a catch-up waiting for a connection holds nothing that a write holding one waits for', async () => {
+    const temp = tempDir();
+    const local = createEmbeddedEngine({ dataDir: temp.dir, embedder: createBuiltinEmbedder(), vectorWorkers: 1 });
+    // One connection: the write holds it while it waits for the head lock, so the catch-up waits.
+    const oneConnection = openStore({ dataDir: temp.dir, databaseUrl: store.databaseUrl, poolSize: 1 });
+    let outcome: unknown;
+    try {
+      const replica = new Replica('idx', oneConnection.db, local, { error() {} });
+      await probe.query('BEGIN');
+      await probe.query(`SELECT 1 FROM index_heads WHERE index_id = 'idx' FOR UPDATE`);
+      const write = replica.write(async (_trx, head) => ({
+        result: 'written',
+        changes: [],
+        fromSeq: head.seq,
+        toSeq: head.seq,
+      }));
+      const blocked = `SELECT count(*)::int AS n FROM pg_stat_activity WHERE pg_backend_pid() = ANY(pg_blocking_pids(pid))`;
+      do await new Promise((resolve) => setTimeout(resolve, 20));
+      while ((await probe.query(blocked)).rows[0].n === 0);
+      const sync = replica.sync(1000); // behind: it needs a connection to catch up
+      await probe.query('ROLLBACK');
+      outcome = await Promise.race([Promise.all([write, sync]), hung()]);
+      expect(outcome).toEqual(['written', undefined]);
+    } finally {
+      await probe.query('ROLLBACK');
+      // A hung write keeps its connection: closing the pool would wait for it too.
+      if (outcome !== 'hung') await oneConnection.close();
       await local.close();
       temp.remove();
     }

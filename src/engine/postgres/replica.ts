@@ -27,6 +27,12 @@ export interface ReplicaLogger {
  * committed before they began (one indexed query when nothing changed, none when the caller read
  * the head with its token lookup); writes run in a record transaction under the index's head lock
  * and then apply their own changes locally.
+ *
+ * Everything here waits in the same order: the local copy (`local.use`, which can wait for a slot
+ * among the node's open indexes), then a PostgreSQL connection (with the head lock, for a write),
+ * then `applyLock`. A write holds its connection and the head lock while it waits for `applyLock`,
+ * so anything that took `applyLock` first and then waited for a connection or a slot could wait
+ * on it forever. Each operation opens the local copy once and hands the index down.
  */
 export class Replica {
   /** Orders everything that changes the local copy. */
@@ -35,6 +41,8 @@ export class Replica {
   private readonly writeLock = new SerialLock();
   /** The local copy's watermark as last seen (undefined until read from it). */
   private watermark: number | undefined;
+  /** The catch-up running now and the head it was started for (see {@link sync}). */
+  private catchUp: { head: number; done: Promise<void> } | undefined;
 
   constructor(
     readonly indexId: string,
@@ -45,7 +53,7 @@ export class Replica {
 
   /** Whether nothing is running or queued on this replica. */
   get idle(): boolean {
-    return this.applyLock.idle && this.writeLock.idle;
+    return this.applyLock.idle && this.writeLock.idle && this.catchUp === undefined;
   }
 
   /**
@@ -55,18 +63,34 @@ export class Replica {
   async sync(knownHead?: number): Promise<void> {
     const head = knownHead ?? (await readHeadSeq(this.db, this.indexId));
     if (this.watermark !== undefined && this.watermark >= head) return;
-    await this.applyLock.run(() =>
-      // Open (see write) before the transaction, which then holds no connection while it waits.
-      this.local.use(this.indexId, async (index) => {
-        this.watermark ??= index.watermark();
-        if (this.watermark >= head) return;
-        // One snapshot for the whole read, so every page comes from the same state of the index.
-        await this.db
-          .transaction()
-          .setIsolationLevel('repeatable read')
-          .execute((trx) => this.pull(trx, index));
-      }),
-    );
+    // Reads that find the copy behind join a catch-up that goes far enough: a burst of them then
+    // takes one connection, not one each while they wait for applyLock.
+    const running = this.catchUp;
+    if (running && running.head >= head) return running.done;
+    const done = this.catchUpTo(head);
+    this.catchUp = { head, done };
+    try {
+      await done;
+    } finally {
+      if (this.catchUp?.done === done) this.catchUp = undefined;
+    }
+  }
+
+  private catchUpTo(head: number): Promise<void> {
+    return this.local.use(this.indexId, async (index) => {
+      this.watermark ??= index.watermark();
+      if (this.watermark >= head) return;
+      // One snapshot for the whole read, so every page comes from the same state of the index. It
+      // begins at the first query, which runs under applyLock.
+      await this.db
+        .transaction()
+        .setIsolationLevel('repeatable read')
+        .execute((trx) =>
+          this.applyLock.run(async () => {
+            if (this.watermark === undefined || this.watermark < head) await this.pull(trx, index);
+          }),
+        );
+    });
   }
 
   /** The record's head row of the index (undefined before its first write). */
@@ -94,7 +118,7 @@ export class Replica {
     return this.writeLock.run(() =>
       // The local copy is opened before the record transaction begins: opening can wait for a slot
       // among the node's open indexes (up to 2 s behind a close that does not end), and no other
-      // node may write to this index while this one holds its head lock.
+      // node may write to this index while this one holds its head lock (see the class comment).
       this.local.use(this.indexId, async (index) => {
         const outcome = await this.db.transaction().execute(async (trx) => {
           const head = await lockForWrite(trx, this.indexId);

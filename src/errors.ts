@@ -84,6 +84,7 @@ export const errors = {
     retryAfterSeconds: number,
   ) => new AppError(code, message, { headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) } }),
   /** The process ran out of file descriptors: connections and open indexes free them soon. */
+  shuttingDown: () => new AppError('service_unavailable', 'This node is shutting down; try another or again later'),
   outOfDescriptors: (cause: unknown) =>
     new AppError('service_unavailable', 'The server has too many files open; try again in a moment', {
       headers: { 'retry-after': '1' },
@@ -98,11 +99,11 @@ export function isOutOfDescriptors(error: unknown): boolean {
 }
 
 /**
- * Whether `error` stands for a moment's shortage that is answered 503 and retried (no descriptor
- * left): work failing in the background for it logs a warning, not an error.
+ * Whether `error` is, or was caused by, a refusal for want of a file descriptor: a moment's
+ * shortage, answered 503 and retried, so work failing in the background for it logs a warning.
  */
-export function isShortage(error: unknown): boolean {
-  return isOutOfDescriptors(error) || (isAppError(error) && error.code === 'service_unavailable');
+export function forWantOfDescriptors(error: unknown): boolean {
+  return isOutOfDescriptors(error) || (isAppError(error) && isOutOfDescriptors(error.cause));
 }
 
 export function isAppError(value: unknown): value is AppError {

@@ -1,9 +1,13 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { devNull } from 'node:os';
 
 /** What `work` gave or threw. */
 export type Outcome<T> = { value: T; error?: undefined } | { value?: undefined; error: unknown };
+
+/** Whether {@link withoutDescriptors} works here: Linux (/proc/self/fd) with prlimit(1). */
+export const descriptorsCanRunOut =
+  process.platform === 'linux' && spawnSync('prlimit', ['--version'], { stdio: 'ignore' }).status === 0;
 
 /** Descriptors left free under the lowered limit before they are taken: what spawning prlimit needs. */
 const SPARE = 32;

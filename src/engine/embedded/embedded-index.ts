@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import { AppError, isShortage } from '../../errors.js';
+import { AppError, forWantOfDescriptors } from '../../errors.js';
 import type {
   DeleteSelector,
   DocumentInput,
@@ -104,7 +104,7 @@ export class EmbeddedIndex implements IndexEngine {
     this.backlog = new IndexingBacklog(
       (nsId, labels) => this.indexWritten(nsId, labels),
       (error, nsId, labels, retryInMs) => {
-        settings.logger[isShortage(error) ? 'warn' : 'error'](
+        settings.logger[forWantOfDescriptors(error) ? 'warn' : 'error'](
           { err: error, folder, namespaceId: nsId, documents: labels.length, retryInMs },
           retryInMs === undefined
             ? 'indexing written documents failed; they are indexed when the index is next opened'
@@ -357,7 +357,10 @@ export class EmbeddedIndex implements IndexEngine {
       vectors
         .load()
         .catch((error) =>
-          this.settings.logger[isShortage(error) ? 'warn' : 'error']({ err: error, file }, 'loading vectors failed'),
+          this.settings.logger[forWantOfDescriptors(error) ? 'warn' : 'error'](
+            { err: error, file },
+            'loading vectors failed',
+          ),
         );
     }
     return vectors;

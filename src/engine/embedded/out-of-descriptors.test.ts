@@ -5,13 +5,13 @@ import { isOutOfDescriptors } from '../../errors.js';
 import { toAppError } from '../../http/error-handler.js';
 import type { SearchEngine } from '../contract.js';
 import { indexed, NO_LIMIT, searchRequest, tempDir, testEngine } from '../test-fixtures.js';
-import { withoutDescriptors } from './descriptor-hoard.test-fixtures.js';
+import { descriptorsCanRunOut, withoutDescriptors } from './descriptor-hoard.test-fixtures.js';
 
 /**
  * A file that cannot be opened for want of a descriptor is not a damaged file: the request fails
  * with a 503 and the next one reads the file, instead of rebuilding its index from SQLite.
  */
-describe('an index opened while the process has no file descriptor left', () => {
+describe.skipIf(!descriptorsCanRunOut)('an index opened while the process has no file descriptor left', () => {
   const temp = tempDir();
   let engine: SearchEngine | undefined;
   afterEach(async () => {

@@ -11,6 +11,15 @@ import { Replica } from './replica.js';
 
 const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 
+/** A promise and the function that resolves it: one step of a test's choreography. */
+function signal(): [Promise<void>, () => void] {
+  let resolve!: () => void;
+  const promise = new Promise<void>((done) => {
+    resolve = done;
+  });
+  return [promise, resolve];
+}
+
 describe.skipIf(!onPostgres)('replica writes (PostgreSQL)', () => {
   let store: TestStore;
   let probe: pg.Client;
@@ -52,14 +61,8 @@ describe.skipIf(!onPostgres)('replica writes (PostgreSQL)', () => {
   }
 
   it('opens the local copy before taking the head lock, so a wait for a slot holds no lock', async () => {
-    let admit!: () => void;
-    const admitted = new Promise<void>((resolve) => {
-      admit = resolve;
-    });
-    let entered!: () => void;
-    const waitingForSlot = new Promise<void>((resolve) => {
-      entered = resolve;
-    });
+    const [admitted, admit] = signal();
+    const [waitingForSlot, entered] = signal();
     const localIndex = { watermark: () => 0, apply: async () => {} } as unknown as EmbeddedIndex;
     // A node whose open indexes are all busy: the first use waits for a slot until admitted.
     const local = {
@@ -121,9 +124,10 @@ describe.skipIf(!onPostgres)('replica writes (PostgreSQL)', () => {
         fromSeq: head.seq,
         toSeq: head.seq,
       }));
-      const blocked = `SELECT count(*)::int AS n FROM pg_stat_activity WHERE pg_backend_pid() = ANY(pg_blocking_pids(pid))`;
-      do await new Promise((resolve) => setTimeout(resolve, 20));
-      while ((await probe.query(blocked)).rows[0].n === 0);
+      // pg_stat_activity is read once per transaction unless its snapshot is cleared.
+      const blocked = `SELECT pg_stat_clear_snapshot(), count(*)::int AS n FROM pg_stat_activity
+        WHERE pg_backend_pid() = ANY(pg_blocking_pids(pid))`;
+      while ((await probe.query(blocked)).rows[0].n === 0) await new Promise((resolve) => setTimeout(resolve, 10));
       const sync = replica.sync(1000); // behind: it needs a connection to catch up
       await probe.query('ROLLBACK');
       outcome = await Promise.race([Promise.all([write, sync]), hung()]);
@@ -133,6 +137,50 @@ describe.skipIf(!onPostgres)('replica writes (PostgreSQL)', () => {
       // A hung write keeps its connection: closing the pool would wait for it too.
       if (outcome !== 'hung') await oneConnection.close();
       await local.close();
+      temp.remove();
+    }
+  });
+
+  it('reads behind on one index, with heads rising, take at most two connections between them', async () => {
+    const temp = tempDir();
+    const threeConnections = openStore({ dataDir: temp.dir, databaseUrl: store.databaseUrl, poolSize: 3 });
+    const [slowApply, releaseApply] = signal();
+    const [applyBegan, applying] = signal();
+    let watermark = 0;
+    const localIndex = {
+      watermark: () => watermark,
+      embedderIdentity: () => ({ name: 'builtin' }),
+      listNamespaces: async () => [],
+      apply: async (_changes: unknown, to?: number) => {
+        applying();
+        await slowApply; // a large batch applied locally, holding applyLock
+        if (to !== undefined) watermark = to;
+      },
+    } as unknown as EmbeddedIndex;
+    const local = {
+      use: <R>(_id: string, work: (index: EmbeddedIndex) => Promise<R>) => work(localIndex),
+    } as unknown as EmbeddedEngine;
+    const replica = new Replica('idx', threeConnections.db, local, { error() {} });
+    try {
+      const write = replica.write(async (_trx, head) => ({
+        result: 'written',
+        changes: [{ kind: 'namespace', namespace: 'ns' }],
+        fromSeq: head.seq,
+        toSeq: head.seq + 1,
+      }));
+      await applyBegan;
+      // Reads whose requests saw heads 1 to 5 (other nodes keep writing) queue behind the apply.
+      const reads = [1, 2, 3, 4, 5].map((head) => replica.sync(head));
+      await new Promise((resolve) => setTimeout(resolve, 200)); // time to ask for connections
+      // Other work of the node (another index, a token lookup) still gets a connection.
+      const other = sql`SELECT 1`.execute(threeConnections.db).then(() => 'answered');
+      const outcome = await Promise.race([other, new Promise((resolve) => setTimeout(() => resolve('starved'), 1500))]);
+      releaseApply();
+      await Promise.all([write, ...reads, other]);
+      expect(outcome).toBe('answered');
+    } finally {
+      releaseApply();
+      await threeConnections.close();
       temp.remove();
     }
   });

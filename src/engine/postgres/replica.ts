@@ -42,7 +42,7 @@ export class Replica {
   /** The local copy's watermark as last seen (undefined until read from it). */
   private watermark: number | undefined;
   /** The catch-up running now and the head it was started for (see {@link sync}). */
-  private catchUp: { head: number; done: Promise<void> } | undefined;
+  private catchUp: CatchUp | undefined;
 
   constructor(
     readonly indexId: string,
@@ -63,12 +63,18 @@ export class Replica {
   async sync(knownHead?: number): Promise<void> {
     const head = knownHead ?? (await readHeadSeq(this.db, this.indexId));
     if (this.watermark !== undefined && this.watermark >= head) return;
-    // Reads that find the copy behind join a catch-up that goes far enough: a burst of them then
-    // takes one connection, not one each while they wait for applyLock.
+    // Reads that find the copy behind join the running catch-up when it goes far enough, or when
+    // its snapshot has not begun (it will then see every change committed before `head` was read):
+    // a burst of reads takes at most two connections, not one each while they wait for applyLock.
     const running = this.catchUp;
-    if (running && running.head >= head) return running.done;
-    const done = this.catchUpTo(head);
-    this.catchUp = { head, done };
+    if (running && (running.head >= head || !running.sealed)) {
+      running.head = Math.max(running.head, head);
+      return running.done;
+    }
+    const target: CatchUp = { head, sealed: false, done: Promise.resolve() };
+    const done = this.catchUpTo(target);
+    target.done = done;
+    this.catchUp = target;
     try {
       await done;
     } finally {
@@ -76,10 +82,13 @@ export class Replica {
     }
   }
 
-  private catchUpTo(head: number): Promise<void> {
+  private catchUpTo(target: CatchUp): Promise<void> {
     return this.local.use(this.indexId, async (index) => {
       this.watermark ??= index.watermark();
-      if (this.watermark >= head) return;
+      if (this.watermark >= target.head) {
+        target.sealed = true;
+        return;
+      }
       // One snapshot for the whole read, so every page comes from the same state of the index. It
       // begins at the first query, which runs under applyLock.
       await this.db
@@ -87,7 +96,8 @@ export class Replica {
         .setIsolationLevel('repeatable read')
         .execute((trx) =>
           this.applyLock.run(async () => {
-            if (this.watermark === undefined || this.watermark < head) await this.pull(trx, index);
+            target.sealed = true; // the snapshot begins with pull's first query
+            if (this.watermark === undefined || this.watermark < target.head) await this.pull(trx, index);
           }),
         );
     });
@@ -167,6 +177,13 @@ export class Replica {
     });
     this.watermark = read.head?.seq ?? 0;
   }
+}
+
+interface CatchUp {
+  head: number;
+  /** Whether it stopped taking readers with a higher head (its snapshot began, or it found nothing to do). */
+  sealed: boolean;
+  done: Promise<void>;
 }
 
 /** Changes that empty the local copy before a rebuild: its namespaces reset or dropped. */

@@ -6,7 +6,17 @@ import { closeSync, openSync } from 'node:fs';
 import { devNull } from 'node:os';
 
 /** Error codes of a process (EMFILE) or a system (ENFILE) with no file descriptor left. */
-export const NO_DESCRIPTOR_LEFT = new Set(['EMFILE', 'ENFILE']);
+const NO_DESCRIPTOR_LEFT = new Set(['EMFILE', 'ENFILE']);
+
+/**
+ * Whether `error` is a system call's refusal for want of a file descriptor.
+ * @param {unknown} error
+ * @returns {boolean}
+ */
+export function isOutOfDescriptors(error) {
+  const code = /** @type {{ code?: unknown } | undefined} */ (error)?.code;
+  return typeof code === 'string' && NO_DESCRIPTOR_LEFT.has(code);
+}
 
 /**
  * The code (EMFILE or ENFILE) with which a descriptor asked for now is refused; undefined when one
@@ -18,7 +28,6 @@ export function descriptorRefusal() {
     closeSync(openSync(devNull, 'r'));
     return undefined;
   } catch (error) {
-    const code = /** @type {{ code?: unknown } | undefined} */ (error)?.code;
-    return typeof code === 'string' && NO_DESCRIPTOR_LEFT.has(code) ? code : undefined;
+    return isOutOfDescriptors(error) ? /** @type {{ code: string }} */ (error).code : undefined;
   }
 }

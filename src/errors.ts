@@ -1,4 +1,6 @@
-import { NO_DESCRIPTOR_LEFT } from './descriptor-refusal.js';
+import { isOutOfDescriptors } from './descriptor-refusal.js';
+
+export { isOutOfDescriptors };
 
 /**
  * The one error table: every failure a service or the engine can report has a stable
@@ -83,20 +85,15 @@ export const errors = {
     message: string,
     retryAfterSeconds: number,
   ) => new AppError(code, message, { headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) } }),
-  /** The process ran out of file descriptors: connections and open indexes free them soon. */
+  /** The engine's close began: no index opens any more on this node. */
   shuttingDown: () => new AppError('service_unavailable', 'This node is shutting down; try another or again later'),
+  /** The process ran out of file descriptors: connections and open indexes free them soon. */
   outOfDescriptors: (cause: unknown) =>
     new AppError('service_unavailable', 'The server has too many files open; try again in a moment', {
       headers: { 'retry-after': '1' },
       cause,
     }),
 };
-
-/** Whether `error` is a system call's refusal for want of a file descriptor. */
-export function isOutOfDescriptors(error: unknown): boolean {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === 'string' && NO_DESCRIPTOR_LEFT.has(code);
-}
 
 /**
  * Whether `error` is, or was caused by, a refusal for want of a file descriptor: a moment's

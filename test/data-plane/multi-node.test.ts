@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { KyselyPlugin } from 'kysely';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { FullTextIndex } from '../../src/engine/embedded/full-text/full-text-index.js';
 import { createEmbedder, createPostgresEngine } from '../../src/engine/index.js';
 import { json } from '../helpers/app.js';
 import { callIndex, makeDocs, manualClock, setQuotas, type TestIndex } from '../helpers/data-plane.js';
@@ -35,6 +36,7 @@ describe.skipIf(!onPostgres)('several nodes on one PostgreSQL database', () => {
     index = await createIndex(a, account);
   });
   afterEach(async () => {
+    vi.restoreAllMocks();
     await cluster.close();
   });
 
@@ -88,6 +90,25 @@ describe.skipIf(!onPostgres)('several nodes on one PostgreSQL database', () => {
     expect(ok(await call(b, 'list-namespaces'))).toEqual(['ns']);
     const missing = await call(b, 'delete-namespace/other');
     expect(missing.statusCode).toBe(404);
+  });
+
+  it('a catch-up whose in-memory update fails for one namespace still brings every namespace up to date', async () => {
+    ok(await call(a, 'upsert-data/first', [{ id: 'f0', content: { text: 'ferry boat' } }]));
+    ok(await call(a, 'upsert-data/second', [{ id: 's0', content: { text: 'sailing ship' } }]));
+    const fullText = async (namespace: string, query: string) =>
+      ids(await call(b, `search/${namespace}`, { query, semanticWeight: 0 }));
+    // Node b builds both namespaces' full-text indexes, then falls behind by one write to each.
+    expect(await fullText('first', 'ferry')).toEqual(['f0']);
+    expect(await fullText('second', 'sailing')).toEqual(['s0']);
+    ok(await call(a, 'upsert-data/first', [{ id: 'f1', content: { text: 'ferry terminal' } }]));
+    ok(await call(a, 'upsert-data/second', [{ id: 's1', content: { text: 'sailing regatta' } }]));
+    // The catch-up's local apply commits both, then fails to update the first namespace's index.
+    vi.spyOn(FullTextIndex.prototype, 'add').mockImplementationOnce(() => {
+      throw new Error('out of memory');
+    });
+
+    expect(await fullText('second', 'regatta')).toEqual(['s1']);
+    expect(await fullText('first', 'terminal')).toEqual(['f1']);
   });
 
   it('answers the same query with the same ids in the same order on every node', async () => {

@@ -15,7 +15,7 @@ import type {
   UpsertOptions,
 } from '../contract.js';
 import type { CpuTurns } from '../cpu-turns.js';
-import type { Embedder, EngineLogger, Enricher, Reranker } from '../providers/provider-types.js';
+import type { Embedder, Enricher, Reranker } from '../providers/provider-types.js';
 import { type PreparedDocument, prepareDocuments } from '../query/document-validation.js';
 import { parseFilter } from '../query/filter-parser.js';
 import {
@@ -26,33 +26,23 @@ import {
   decodeCursor,
   encodeCursor,
 } from '../query/request-checks.js';
-import { documentsByLabels, fetchByIds, idPrefixCondition, listDocuments, vectorsByLabels } from './document-reads.js';
-import { DocumentStore, type StoreChange, type WriteResult } from './document-store.js';
-import { FilterMatches } from './filter-matches.js';
+import { documentsByLabels, fetchByIds, idPrefixCondition, listDocuments } from './document-reads.js';
+import { DocumentStore, type StoreChange } from './document-store.js';
 import { compileFilter, type SqlFragment } from './filter-sql.js';
-import { NamespaceTexts } from './full-text/namespace-texts.js';
-import type { HnswWorker } from './hnsw-worker-client.js';
-import { idleCollection } from './idle-collection.js';
 import { IndexEmbedder } from './index-embedder.js';
-import { databaseFile, folderSize, vectorFile } from './index-files.js';
+import { databaseFile, folderSize } from './index-files.js';
 import { IndexingBacklog } from './indexing-backlog.js';
-import type { HnswSettings } from './namespace-vectors.js';
+import { NamespaceIndexes, type NamespaceIndexSettings } from './namespace-indexes.js';
 import { type SearchContext, search } from './search.js';
-import { removeVectorFiles, SegmentedVectors } from './segmented-vectors.js';
 
 /** Documents per backlog batch when unindexed writes are found at open (the size of a large write). */
 const RECOVERY_BATCH = 1000;
 
 /** Everything an index shares with the engine that opened it. */
-export interface IndexSettings {
+export interface IndexSettings extends Omit<NamespaceIndexSettings, 'vectorDimensions'> {
   embedder: Embedder;
   reranker: Reranker;
   enricher: Enricher;
-  logger: EngineLogger;
-  hnsw: HnswSettings;
-  /** The engine's HNSW worker threads; each namespace keeps one graph segment in each. */
-  hnswWorkers: HnswWorker[];
-  indexingBatchSize: number;
   /** Documents acknowledged before they are indexed, at most (see {@link IndexingBacklog}); 0: none. */
   indexingBacklog: number;
   persistIntervalMs: number;
@@ -72,10 +62,7 @@ export interface IndexSettings {
  */
 export class EmbeddedIndex implements IndexEngine {
   private readonly store: DocumentStore;
-  private readonly vectors = new Map<number, SegmentedVectors>();
-  /** Full-text indexes of the namespaces searched or written so far. */
-  private readonly texts: NamespaceTexts;
-  private readonly filterMatches: FilterMatches;
+  private readonly indexes: NamespaceIndexes;
   private readonly searchContext: SearchContext;
   private readonly persistTimer: NodeJS.Timeout;
   private readonly embedder: IndexEmbedder;
@@ -99,8 +86,10 @@ export class EmbeddedIndex implements IndexEngine {
       this.store.close();
       throw error;
     }
-    this.texts = new NamespaceTexts(folder, this.store, settings.logger);
-    this.filterMatches = new FilterMatches(this.store);
+    this.indexes = new NamespaceIndexes(folder, this.store, {
+      ...settings,
+      vectorDimensions: () => this.embedder.vectorDimensions,
+    });
     this.backlog = new IndexingBacklog(
       (nsId, labels) => this.indexWritten(nsId, labels),
       (error, nsId, labels, retryInMs) => {
@@ -122,19 +111,17 @@ export class EmbeddedIndex implements IndexEngine {
       store: this.store,
       reranker: settings.reranker,
       enricher: settings.enricher,
-      embedQuery: (nsId, query) => this.embedder.embedQuery(query, this.texts.of(nsId)),
+      embedQuery: (nsId, query) => this.embedder.embedQuery(query, this.indexes.text(nsId)),
       vectors: async (nsId) => {
-        const vectors = this.vectorsOf(nsId);
+        const vectors = this.indexes.vectorsOf(nsId);
         await vectors.load();
         return vectors;
       },
-      text: (nsId) => this.texts.of(nsId),
-      filterMatches: (nsId, source, filter) => this.filterMatches.get(nsId, source, filter),
+      text: (nsId) => this.indexes.text(nsId),
+      filterMatches: (nsId, source, filter) => this.indexes.filterMatches(nsId, source, filter),
       turn: (section) => settings.turns.run(section),
     };
-    this.persistTimer = setInterval(() => {
-      for (const vectors of this.vectors.values()) void vectors.persist();
-    }, settings.persistIntervalMs).unref();
+    this.persistTimer = setInterval(() => this.indexes.persistVectors(), settings.persistIntervalMs).unref();
   }
 
   async upsert(namespace: string, docs: DocumentInput[], options: UpsertOptions): Promise<void> {
@@ -149,7 +136,7 @@ export class EmbeddedIndex implements IndexEngine {
       // Acknowledged once durable; embedded and indexed by the backlog, before the next search.
       const { added, removed } = this.store.writeUnembedded(namespace, prepared, options.maxVectorCount);
       const nsId = this.store.namespaceId(namespace)!;
-      this.changed(nsId, { added: [], removed });
+      this.indexes.changed(nsId, { added: [], removed });
       this.backlog.push(nsId, added);
       return;
     }
@@ -159,14 +146,14 @@ export class EmbeddedIndex implements IndexEngine {
     const embeddings = await this.embedDocuments(namespace, prepared);
     this.assertOpen();
     const result = this.store.write(namespace, prepared, embeddings, options.maxVectorCount);
-    this.changed(this.store.namespaceId(namespace)!, result);
+    this.indexes.changed(this.store.namespaceId(namespace)!, result);
   }
 
   /** Embeds and indexes written documents (those of `labels` that were not replaced or deleted since). */
   private async indexWritten(nsId: number, labels: number[]): Promise<void> {
     const entries = documentsByLabels(this.store, labels);
     if (entries.length === 0) return;
-    const text = this.texts.of(nsId);
+    const text = this.indexes.text(nsId);
     // A write is all in the full-text index or not at all: it is added after this, unless the index
     // was built from SQLite since the write (then the statistics count it already).
     const vectors = await this.embedder.embedDocuments(
@@ -176,13 +163,13 @@ export class EmbeddedIndex implements IndexEngine {
     );
     const stored = this.store.addEmbeddings(entries.map((entry, i) => ({ label: entry.label, vector: vectors[i] })));
     const added = entries.flatMap((entry, i) => (stored[i] ? [{ ...entry, vector: vectors[i] }] : []));
-    this.changed(nsId, { added, removed: [] });
+    this.indexes.changed(nsId, { added, removed: [] });
   }
 
   /** Vectors of documents about to be written to `namespace` (normalized, dimensions checked). */
   embedDocuments(namespace: string, docs: PreparedDocument[]): Promise<Float32Array[]> {
     const nsId = this.store.namespaceId(namespace);
-    return this.embedder.embedDocuments(docs, nsId === undefined ? undefined : this.texts.of(nsId));
+    return this.embedder.embedDocuments(docs, nsId === undefined ? undefined : this.indexes.text(nsId));
   }
 
   /** The model the index's vectors come from, as recorded with them. */
@@ -220,7 +207,7 @@ export class EmbeddedIndex implements IndexEngine {
       nsId,
       ...where.params,
     ]);
-    this.changed(nsId, { added: [], removed });
+    this.indexes.changed(nsId, { added: [], removed });
     return removed.length;
   }
 
@@ -260,7 +247,7 @@ export class EmbeddedIndex implements IndexEngine {
     const nsId = this.store.namespaceId(namespace);
     if (nsId === undefined) return;
     this.store.clearNamespace(nsId, false);
-    await this.discardVectors(nsId);
+    await this.indexes.discard(nsId);
   }
 
   async deleteNamespace(namespace: string): Promise<void> {
@@ -268,7 +255,7 @@ export class EmbeddedIndex implements IndexEngine {
     const nsId = this.store.namespaceId(namespace);
     if (nsId === undefined) throw new AppError('namespace_not_found', `Namespace '${namespace}' does not exist`);
     this.store.clearNamespace(nsId, true);
-    await this.discardVectors(nsId);
+    await this.indexes.discard(nsId);
   }
 
   /**
@@ -279,9 +266,9 @@ export class EmbeddedIndex implements IndexEngine {
     this.assertOpen();
     if (changes.length === 0 && (watermark === undefined || watermark === this.store.watermark())) return;
     const applied = this.store.apply(changes, watermark);
-    for (const nsId of applied.cleared) await this.discardVectors(nsId);
+    for (const nsId of applied.cleared) await this.indexes.discard(nsId);
     for (const [nsId, result] of applied.byNamespace) {
-      if (!applied.cleared.has(nsId)) this.changed(nsId, result);
+      if (!applied.cleared.has(nsId)) this.indexes.changed(nsId, result);
     }
   }
 
@@ -308,9 +295,7 @@ export class EmbeddedIndex implements IndexEngine {
 
   /** Documents and vectors not yet in a graph, without touching disk. */
   counts(): { documents: number; pendingVectors: number } {
-    let pendingVectors = this.backlog.count();
-    for (const vectors of this.vectors.values()) pendingVectors += vectors.pendingCount;
-    return { documents: this.store.totalCount(), pendingVectors };
+    return { documents: this.store.totalCount(), pendingVectors: this.backlog.count() + this.indexes.pendingVectors() };
   }
 
   async listNamespaces(): Promise<string[]> {
@@ -324,8 +309,7 @@ export class EmbeddedIndex implements IndexEngine {
       clearInterval(this.persistTimer);
       // What is left of the backlog is found again in SQLite at the next open.
       await this.backlog.close();
-      // dispose(false) writes the graph; failures are logged there, so closing always completes.
-      await Promise.all([...[...this.vectors.values()].map((vectors) => vectors.dispose(false)), this.texts.persist()]);
+      await this.indexes.close();
       this.store.close();
     })();
     return this.closing;
@@ -333,57 +317,6 @@ export class EmbeddedIndex implements IndexEngine {
 
   private assertOpen(): void {
     if (this.closing) throw new AppError('service_unavailable', 'The index is closing or has been dropped');
-  }
-
-  private vectorsOf(nsId: number): SegmentedVectors {
-    let vectors = this.vectors.get(nsId);
-    if (!vectors) {
-      const source = (segment: number, segments: number) => ({
-        liveLabels: () =>
-          this.store.labels('SELECT label FROM documents WHERE ns = ? AND label % ? = ?', nsId, segments, segment),
-        vectors: (labels: number[]) => vectorsByLabels(this.store, labels),
-      });
-      const file = vectorFile(this.folder, nsId);
-      vectors = new SegmentedVectors(
-        file,
-        this.embedder.vectorDimensions!,
-        this.settings.hnsw,
-        source,
-        this.settings.logger,
-        this.settings.hnswWorkers,
-        this.settings.indexingBatchSize,
-      );
-      this.vectors.set(nsId, vectors);
-      vectors
-        .load()
-        .catch((error) =>
-          this.settings.logger[forWantOfDescriptors(error) ? 'warn' : 'error'](
-            { err: error, file },
-            'loading vectors failed',
-          ),
-        );
-    }
-    return vectors;
-  }
-
-  private changed(nsId: number, { added, removed }: WriteResult): void {
-    idleCollection.note(added.length + removed.length);
-    this.texts.update(nsId, added, removed);
-    this.filterMatches.changed(
-      nsId,
-      added.map((entry) => entry.label),
-      removed,
-    );
-    if (added.length > 0 || this.vectors.has(nsId)) this.vectorsOf(nsId).changed(added, removed);
-  }
-
-  private async discardVectors(nsId: number): Promise<void> {
-    await this.texts.forget(nsId);
-    this.filterMatches.forget(nsId);
-    const vectors = this.vectors.get(nsId);
-    this.vectors.delete(nsId);
-    if (vectors) await vectors.dispose(true);
-    else await removeVectorFiles(vectorFile(this.folder, nsId));
   }
 }
 

@@ -158,9 +158,8 @@ export class Replica {
         this.watermark = index.watermark();
       });
     } catch (error) {
-      // The write is committed in the record: the next read's catch-up replays it. Not when the
-      // local store took it and only the in-memory indexes failed to follow: they miss it until
-      // the index reopens.
+      // The write is committed in the record: the next read's catch-up replays it. (Once the local
+      // store took it, the in-memory indexes cannot fail it: one that fails to follow is rebuilt.)
       this.watermark = undefined;
       this.logger.error({ err: error, indexId: this.indexId }, 'applying a committed write locally failed');
     }

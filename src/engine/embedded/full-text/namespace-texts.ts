@@ -63,12 +63,20 @@ export class NamespaceTexts {
   }
 
   /**
+   * Drops the namespace's index from memory, unsaved: the next use builds it again from its
+   * snapshot file reconciled with SQLite (after a write it failed to follow, say).
+   */
+  drop(nsId: number): void {
+    this.texts.delete(nsId);
+    this.changed.delete(nsId);
+  }
+
+  /**
    * Drops the namespace's index and its snapshot file (reset, deleted namespace), with the temp
    * file a crash during a snapshot's write may have left.
    */
   async forget(nsId: number): Promise<void> {
-    this.texts.delete(nsId);
-    this.changed.delete(nsId);
+    this.drop(nsId);
     await removeReplacedFile(fullTextFile(this.folder, nsId));
   }
 

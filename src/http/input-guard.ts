@@ -20,6 +20,13 @@ export const INPUT_LIMITS = {
 
 type Location = 'body' | 'params' | 'querystring';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Bytes of a JSON body sent without a Content-Length (chunked), counted as it is parsed. */
+    chunkedBodyBytes: number;
+  }
+}
+
 /** What is wrong with a piece of text, or undefined when every part of the service can take it. */
 export function textProblem(text: string): string | undefined {
   if (text.includes('\u0000')) return 'contains a NUL character (\\u0000)';
@@ -113,8 +120,10 @@ async function inputGuardPlugin(app: FastifyInstance): Promise<void> {
   // (clients send the header on every call, including body-less POSTs).
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeAllContentTypeParsers();
+  app.decorateRequest('chunkedBodyBytes', 0);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;
+    if (request.headers['content-length'] === undefined) request.chunkedBodyBytes = Buffer.byteLength(text);
     if (text.trim().length === 0) return done(null, undefined);
     parseJson(request, text, (error, value) => {
       if (error) return done(jsonError(error), undefined);

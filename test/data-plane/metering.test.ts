@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { createTestApp, json, type TestContext } from '../helpers/app.js';
@@ -134,4 +135,19 @@ test('usage is flushed to the store while running and when the app closes', asyn
   expect(rows).toHaveLength(1);
   expect(Number(rows[0].queries)).toBe(1);
   expect(Number(rows[0].bandwidth)).toBeGreaterThan(0);
+});
+
+test('a body sent in chunks, without a Content-Length, is metered for the bytes received', async () => {
+  const { account, index } = await createAccountWithIndex(ctx.app);
+  const body = JSON.stringify(makeDocs(40));
+  const response = await ctx.app.inject({
+    method: 'POST',
+    url: `/indexes/${index.endpoint}/upsert-data/chunked`,
+    headers: { authorization: `Bearer ${index.token}`, 'content-type': 'application/json' },
+    payload: Readable.from([body.slice(0, 1000), body.slice(1000)]),
+  });
+  expect(response.statusCode, response.body).toBe(200);
+
+  const stats = await get(account, `/v2/search/${index.id}/stats`);
+  expect(stats.monthly_bandwidth_usage).toBe(Buffer.byteLength(body) + Buffer.byteLength(response.body));
 });

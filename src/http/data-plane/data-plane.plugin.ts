@@ -82,8 +82,11 @@ function dataPlanePath(request: FastifyRequest): string {
   return path.startsWith(prefix) ? path.slice(prefix.length) || '/' : path;
 }
 
+/** The body's size: as declared, or as received when it came in chunks (no Content-Length). */
 function requestBytes(request: FastifyRequest): number {
-  const length = Number(request.headers['content-length']);
+  const declared = request.headers['content-length'];
+  if (declared === undefined) return request.chunkedBodyBytes;
+  const length = Number(declared);
   return Number.isFinite(length) && length > 0 ? length : 0;
 }
 

@@ -39,7 +39,12 @@ export function toAppError(error: unknown): AppError {
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new AppError('invalid_request', 'Content-Length does not match the body');
     case 'FST_ERR_BAD_URL':
-      return new AppError('route_not_found', 'Route not found');
+      // The router could not decode a path segment: malformed percent-encoding, or bytes that are
+      // not UTF-8 (an encoded lone surrogate, say), which no name or id can hold.
+      return new AppError(
+        'invalid_characters',
+        "The URL's percent-encoding is malformed or does not decode to UTF-8 text",
+      );
     case 'FST_ERR_MAX_PARAM_LENGTH':
       return new AppError('uri_too_long', `A path segment is longer than ${MAX_PARAM_LENGTH} characters`);
   }

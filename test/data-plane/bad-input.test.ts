@@ -54,12 +54,13 @@ describe('data plane', () => {
   });
 
   test.each([
-    ['the namespace', `upsert-data/a%00b`],
-    ['the namespace (encoded surrogate pair half)', 'search/%ED%A0%80'],
-  ])('NUL or invalid UTF-8 in %s of the path → 4xx before anything is stored', async (_label, route) => {
+    ['NUL in the namespace', `upsert-data/a%00b`],
+    ['an encoded lone surrogate in the namespace', 'upsert-data/%ED%A0%80'],
+    ['malformed percent-encoding in the namespace', 'upsert-data/a%ZZ'],
+    ['a truncated percent-encoding in the namespace', 'upsert-data/a%C3'],
+  ])('%s → 400 invalid_characters before anything is stored', async (_label, route) => {
     const response = await callIndex(ctx.app, index.endpoint, route, index.token, [{ id: 'x', content: { t: 'y' } }]);
-    expect([400, 404]).toContain(response.statusCode);
-    expect(json(response).code).toMatch(/^(invalid_characters|route_not_found)$/);
+    expectError(response, 400, 'invalid_characters');
     expect(json(await callIndex(ctx.app, index.endpoint, 'list-namespaces', index.token)).result).toEqual(['ns']);
   });
 
@@ -154,6 +155,24 @@ describe('data plane', () => {
     ).toEqual({
       deleted: 4999,
     });
+  });
+
+  test('a delete or fetch naming several selectors → 400 invalid_request, and nothing is deleted', async () => {
+    const ids = async () =>
+      json(await callIndex(ctx.app, index.endpoint, 'range/ns', index.token, { cursor: '', limit: 100 })).result
+        .vectors;
+    const before = await ids();
+    expect(before.length).toBeGreaterThan(2);
+    for (const body of [
+      { prefix: 'doc-1', filter: "@metadata.group = 'g0'" },
+      { ids: ['doc-2'], filter: "@metadata.group = 'g1'" },
+      { ids: ['doc-2'], prefix: 'doc-' },
+    ]) {
+      expectError(await callIndex(ctx.app, index.endpoint, 'delete/ns', index.token, body), 400, 'invalid_request');
+    }
+    const both = { ids: ['doc-2'], prefix: 'doc-' };
+    expectError(await callIndex(ctx.app, index.endpoint, 'fetch/ns', index.token, both), 400, 'invalid_request');
+    expect(await ids()).toEqual(before);
   });
 
   test('a path segment over 2,048 characters → 414 uri_too_long in the data-plane envelope', async () => {

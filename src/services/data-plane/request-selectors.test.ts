@@ -12,7 +12,9 @@ test('fetch bodies: id arrays, {ids}, {prefix}, with read flags', () => {
     selector: { prefix: 'p-' },
     flags: { includeData: false, includeMetadata: true },
   });
-  for (const bad of [undefined, null, 'a', {}, { ids: 'a' }, { ids: [{}] }, { prefix: 'p', includeData: 'yes' }]) {
+  expect(parseFetchBody({ ids: ['a'], prefix: null })).toMatchObject({ selector: { ids: ['a'] } });
+  const bodies = [undefined, null, 'a', {}, { ids: 'a' }, { ids: [{}] }, { prefix: 'p', includeData: 'yes' }];
+  for (const bad of [...bodies, { ids: ['a'], prefix: 'p' }]) {
     expect(() => parseFetchBody(bad), JSON.stringify(bad)).toThrow(
       expect.objectContaining({ code: 'invalid_request' }),
     );
@@ -27,7 +29,14 @@ test('delete bodies: one id, id arrays, {ids}, {prefix}, {filter}', () => {
   expect(parseDeleteBody({ prefix: 'p' })).toEqual({ prefix: 'p' });
   expect(parseDeleteBody({ filter: "a = 'b'" })).toEqual({ filter: "a = 'b'" });
   // An empty prefix or filter would delete everything: that is what reset is for.
-  for (const bad of [undefined, {}, { prefix: '' }, { filter: ' ' }, { ids: [null] }, true]) {
+  expect(parseDeleteBody({ ids: ['a'], prefix: null, filter: undefined })).toEqual({ ids: ['a'] });
+  // Several selectors: refused, not guessed (a prefix without the filter meant to narrow it).
+  const several = [
+    { prefix: 'b', filter: "g = 'keep'" },
+    { ids: ['z'], filter: "g = 'x'" },
+    { ids: ['z'], prefix: '' },
+  ];
+  for (const bad of [undefined, {}, { prefix: '' }, { filter: ' ' }, { ids: [null] }, true, ...several]) {
     expect(() => parseDeleteBody(bad), JSON.stringify(bad)).toThrow(
       expect.objectContaining({ code: 'invalid_request' }),
     );

@@ -27,6 +27,20 @@ function idList(value: unknown, what: string): string[] {
   return value.map(String);
 }
 
+/**
+ * Refuses a body naming several selectors: which one wins would be a guess, and for a delete a
+ * wrong guess (the prefix, say, without the filter meant to narrow it) removes more than asked.
+ */
+function onlyOne(body: Record<string, unknown>, selectors: string[], what: string): void {
+  const given = selectors.filter((name) => body[name] !== undefined && body[name] !== null);
+  if (given.length > 1) {
+    throw new AppError(
+      'invalid_request',
+      `${what} takes one of ${selectors.join(', ')}; this request has ${given.join(' and ')}`,
+    );
+  }
+}
+
 function flag(body: Record<string, unknown>, name: 'includeData' | 'includeMetadata'): boolean {
   const value = body[name];
   if (value === undefined || value === null) return false;
@@ -38,6 +52,7 @@ function flag(body: Record<string, unknown>, name: 'includeData' | 'includeMetad
 export function parseFetchBody(body: unknown): { selector: IdsOrPrefix; flags: ReadFlags } {
   if (Array.isArray(body)) return { selector: { ids: idList(body, 'fetch') }, flags: readFlags({}) };
   if (isObject(body)) {
+    onlyOne(body, ['ids', 'prefix'], 'fetch');
     const flags = readFlags(body);
     if (body.ids !== undefined && body.ids !== null) return { selector: { ids: idList(body.ids, 'ids') }, flags };
     if (typeof body.prefix === 'string') return { selector: { prefix: body.prefix }, flags };
@@ -50,6 +65,7 @@ export function parseDeleteBody(body: unknown): DeleteSelector {
   if (isId(body)) return { ids: [String(body)] };
   if (Array.isArray(body)) return { ids: idList(body, 'delete') };
   if (isObject(body)) {
+    onlyOne(body, ['ids', 'prefix', 'filter'], 'delete');
     if (body.ids !== undefined && body.ids !== null) return { ids: idList(body.ids, 'ids') };
     if (typeof body.prefix === 'string' && body.prefix !== '') return { prefix: body.prefix };
     if (typeof body.filter === 'string' && body.filter.trim() !== '') return { filter: body.filter };

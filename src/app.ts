@@ -7,6 +7,7 @@ import { type Config, fastifyTrustProxy } from './config.js';
 import type { SearchEngine } from './engine/contract.js';
 import { createEngine } from './engine-setup.js';
 import { AppError } from './errors.js';
+import { handleClientError } from './http/client-error.js';
 import { consolePlugin } from './http/console/console.plugin.js';
 import { dataPlanePlugin } from './http/data-plane/data-plane.plugin.js';
 import { DATA_PLANE_PREFIX, dataDomainRewriter } from './http/data-plane/host-routing.js';
@@ -85,6 +86,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // URLs the router refuses (bad percent-encoding, overlong segments) in the planes' envelopes.
     frameworkErrors: handleFrameworkError,
+    // And requests the HTTP parser refuses (oversized headers, bad framing), in the same envelope.
+    clientErrorHandler: handleClientError,
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
     ...(config.dataDomain ? { rewriteUrl: dataDomainRewriter(config.dataDomain) } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>();

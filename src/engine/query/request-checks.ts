@@ -42,13 +42,18 @@ export function encodeCursor(lastId: string): string {
   return Buffer.from(lastId).toString('base64url');
 }
 
-/** The id after which a range continues; "" (and the SDK's "0") start from the beginning. */
+/**
+ * The id after which a range continues; "" (and the SDK's "0") start from the beginning. Only what
+ * {@link encodeCursor} makes of an id is accepted: anything else decodes to bytes that sort after
+ * every id (an empty page that reads as the end) or before them (a silent restart).
+ */
 export function decodeCursor(cursor: unknown): string {
   if (cursor === '' || cursor === '0' || cursor === undefined) return '';
-  if (typeof cursor !== 'string' || !/^[A-Za-z0-9_-]+$/.test(cursor)) {
-    throw new AppError('invalid_request', 'cursor is not a cursor returned by range', {
-      details: [{ field: 'cursor', message: 'invalid' }],
-    });
+  if (typeof cursor === 'string' && /^[A-Za-z0-9_-]+$/.test(cursor)) {
+    const lastId = Buffer.from(cursor, 'base64url').toString();
+    if (lastId !== '' && encodeCursor(lastId) === cursor && !lastId.includes('\u0000')) return lastId;
   }
-  return Buffer.from(cursor, 'base64url').toString();
+  throw new AppError('invalid_request', 'cursor is not a cursor returned by range', {
+    details: [{ field: 'cursor', message: 'invalid' }],
+  });
 }

@@ -85,6 +85,17 @@ describe('/openapi.json', () => {
     expect(document.info.license).toEqual({ name: 'MIT', identifier: 'MIT' });
     const docs = await ctx.app.inject({ method: 'GET', url: '/docs/json', headers: { host: '127.0.0.1:8080' } });
     expect(json(docs).servers).toEqual([{ url: 'http://127.0.0.1:8080', description: expect.any(String) }]);
+    const ipv6 = await ctx.app.inject({ method: 'GET', url: '/openapi.json', headers: { host: '[::1]:8080' } });
+    expect(json(ipv6).servers).toEqual([{ url: 'http://[::1]:8080', description: expect.any(String) }]);
+  });
+
+  test('a Host header that is not a plain host is not echoed into the document', async () => {
+    for (const host of ['evil.example"><script>', 'a b', 'x/y@z']) {
+      const response = await ctx.app.inject({ method: 'GET', url: '/openapi.json', headers: { host } });
+      expect(response.statusCode).toBe(200);
+      expect(json(response).servers, host).toBeUndefined();
+      expect(response.body.includes(host), host).toBe(false);
+    }
   });
 });
 

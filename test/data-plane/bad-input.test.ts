@@ -98,6 +98,13 @@ describe('data plane', () => {
     expectError(response, 400, 'invalid_json');
   });
 
+  test('a query of 4,096 characters is searched', async () => {
+    const query = 'document '.repeat(456).slice(0, 4096);
+    const response = await callIndex(ctx.app, index.endpoint, 'search/ns', index.token, { query });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(json(response).result.length).toBeGreaterThan(0);
+  });
+
   test('an IN list of 1,000 values and 1,000 AND-ed conditions work', async () => {
     const values = Array.from({ length: 1000 }, (_, i) => `'document ${i}'`).join(', ');
     const inList = await callIndex(ctx.app, index.endpoint, 'search/ns', index.token, {
@@ -120,6 +127,7 @@ describe('data plane', () => {
     ['topK 1e308', { query: 'x', topK: 1e308 }, 'invalid_request'],
     ['topK "NaN"', { query: 'x', topK: 'NaN' }, 'invalid_request'],
     ['semanticWeight 1e308', { query: 'x', semanticWeight: 1e308 }, 'invalid_request'],
+    ['a query over 4,096 characters', { query: 'document '.repeat(456) }, 'invalid_request'],
   ])('search with %s → 400 %s', async (_label, body, code) => {
     expectError(await callIndex(ctx.app, index.endpoint, 'search/ns', index.token, body), 400, code);
   });

@@ -4,11 +4,23 @@ import type { SearchRequest } from '../contract.js';
 /** Largest topK accepted; deeper pages are not a search use case and would scan too much. */
 export const MAX_TOP_K = 1000;
 
+/**
+ * Longest query accepted, in characters: a document's content may hold as much, so any document
+ * can be the query. Analysis and enrichment take time in proportion (about 1 s of the main thread
+ * for 900 KB), which no search may spend while every other request waits.
+ */
+export const MAX_QUERY_LENGTH = 4096;
+
 /** Checks a search request's fields; throws `invalid_request` naming the field. */
 export function validateSearchRequest(request: SearchRequest): void {
   if (typeof request.query !== 'string' || request.query.trim() === '') {
     throw new AppError('invalid_request', 'query must be a non-empty string', {
       details: [{ field: 'query', message: 'required' }],
+    });
+  }
+  if (request.query.length > MAX_QUERY_LENGTH) {
+    throw new AppError('invalid_request', `query must be at most ${MAX_QUERY_LENGTH} characters`, {
+      details: [{ field: 'query', message: `longer than ${MAX_QUERY_LENGTH} characters` }],
     });
   }
   if (!Number.isInteger(request.topK) || request.topK < 1 || request.topK > MAX_TOP_K) {

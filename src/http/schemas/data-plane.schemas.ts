@@ -1,4 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
+import { MAX_QUERY_LENGTH } from '../../engine/index.js';
 
 /**
  * Request schemas of the per-index API, shaped as the `@upstash/search` SDK (and the
@@ -43,7 +44,7 @@ export const UpsertBody = Type.Union(
 );
 
 export const SearchBody = Type.Object({
-  query: Type.String(),
+  query: Type.String({ maxLength: MAX_QUERY_LENGTH, description: `At most ${MAX_QUERY_LENGTH} characters` }),
   topK: optional(Type.Integer({ minimum: 1, description: 'Results to return (default 10)' })),
   ...readFlags,
   filter: optional(Type.String({ description: 'Filter expression over content and metadata fields' })),

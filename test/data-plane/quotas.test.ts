@@ -100,6 +100,8 @@ test('max_reads_per_request: topK, fetch ids and range limit above it are 400 na
   expect(json(await call(index, 'range/r', { cursor: '', limit: 2 })).result.vectors).toHaveLength(2);
   // A prefix fetch returns at most one request's worth of reads.
   expect(json(await call(index, 'fetch/r', { prefix: 'doc-' })).result).toHaveLength(2);
+  // A search that names no topK gets the default (10) cut to the limit, not a refusal.
+  expect(json(await call(index, 'search/r', { query: 'document' })).result).toHaveLength(2);
 });
 
 test('max_vector_count: an upsert that would exceed it fails as a whole with 403', async () => {

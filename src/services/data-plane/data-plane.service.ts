@@ -107,7 +107,9 @@ export class DataPlaneService {
 
   /** Hybrid search, best first, scores 0..1. Past the rerank quota it ranks without reranking. */
   async search(caller: DataPlaneCaller, namespace: string, input: SearchInput): Promise<SearchHit[]> {
-    const topK = input.topK ?? DEFAULT_TOP_K;
+    // Unasked, no more than the index's plan allows in one request (a limit it never chose to pass).
+    const limit = caller.quotas.max_reads_per_request;
+    const topK = input.topK ?? (limit > 0 ? Math.min(DEFAULT_TOP_K, limit) : DEFAULT_TOP_K);
     this.quotas.checkRequestLimit(caller, 'max_reads_per_request', topK, 'topK');
     await this.quotas.admit(caller, 'query');
     const reranking = input.reranking === true && (await this.quotas.rerankAllowed(caller));

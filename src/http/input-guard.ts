@@ -122,6 +122,11 @@ async function inputGuardPlugin(app: FastifyInstance): Promise<void> {
   app.removeAllContentTypeParsers();
   app.decorateRequest('chunkedBodyBytes', 0);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(request.headers['content-type'] ?? '')?.[1].toLowerCase();
+    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8' && charset !== 'us-ascii') {
+      // The body is read as UTF-8: text in another encoding would be stored as something else.
+      return done(new AppError('unsupported_media_type', 'Send the request body as UTF-8 JSON'), undefined);
+    }
     const text = body as string;
     if (request.headers['content-length'] === undefined) request.chunkedBodyBytes = Buffer.byteLength(text);
     if (text.trim().length === 0) return done(null, undefined);

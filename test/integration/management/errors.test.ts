@@ -32,14 +32,29 @@ describe('bad input', () => {
     expect(json(response).code).toBe('invalid_json');
   });
 
-  test.each(['text/plain', 'application/x-www-form-urlencoded', 'application/xml'])(
-    'content type %s → 415 unsupported_media_type',
-    async (contentType) => {
-      const response = await post('name=a', contentType);
-      expect(response.statusCode).toBe(415);
-      expect(json(response).code).toBe('unsupported_media_type');
-    },
-  );
+  test.each([
+    'text/plain',
+    'application/x-www-form-urlencoded',
+    'application/xml',
+    'application/json; charset=utf-16',
+    'application/json;charset="latin1"',
+  ])('content type %s → 415 unsupported_media_type', async (contentType) => {
+    const response = await post('name=a', contentType);
+    expect(response.statusCode).toBe(415);
+    expect(json(response).code).toBe('unsupported_media_type');
+  });
+
+  test('JSON declared as UTF-8 (any spelling) or without a charset is parsed', async () => {
+    for (const contentType of [
+      'application/json',
+      'application/json; charset=UTF-8',
+      'application/json;charset=utf8',
+    ]) {
+      const response = await post('{"name":"a","region":"eu-west-1"}', contentType);
+      expect(response.statusCode, contentType).toBe(400);
+      expect(json(response).code, contentType).toBe('invalid_request'); // parsed: the type is missing
+    }
+  });
 
   test('a body over 1 MiB → 413 payload_too_large', async () => {
     const response = await post(

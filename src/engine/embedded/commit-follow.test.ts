@@ -2,7 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { IndexEngine, SearchEngine } from '../contract.js';
+import type { AnalyzedDocument } from '../query/analyzer.js';
+import { prepareDocuments } from '../query/document-validation.js';
 import { indexed, NO_LIMIT, searchRequest, tempDir, testEngine } from '../test-fixtures.js';
+import type { StoreChange } from './document-store.js';
+import type { EmbeddedEngine } from './embedded-engine.js';
 import { FilterMatches } from './filter-matches.js';
 import { FullTextIndex } from './full-text/full-text-index.js';
 import { SegmentedVectors } from './segmented-vectors.js';
@@ -39,6 +43,30 @@ describe('in-memory indexes after a commit they failed to follow', () => {
     temp.remove();
   });
 
+  /** What was logged above info (a reconciled graph's info line depends on timing). */
+  const problems = () => logs.filter(([level]) => level !== 'info');
+
+  /**
+   * Makes `method` throw the first time `additions` of its arguments is non-empty (empty updates
+   * come with every write and would use the failure up); returns whether it has thrown.
+   */
+  function failOnceWithAdditions<T extends object>(
+    prototype: T,
+    method: keyof T & string,
+    additions: (...args: unknown[]) => unknown[],
+  ): () => boolean {
+    const original = prototype[method] as (...args: unknown[]) => unknown;
+    let thrown = false;
+    vi.spyOn(prototype, method as never).mockImplementation(function (this: unknown, ...args: unknown[]) {
+      if (!thrown && additions(...args).length > 0) {
+        thrown = true;
+        throw new Error('out of memory');
+      }
+      return original.apply(this, args);
+    } as never);
+    return () => thrown;
+  }
+
   const fullText = (query: string, filter?: string) =>
     index.search('ns', searchRequest(query, { semanticWeight: 0, filter })).then(({ hits }) => hits.map((h) => h.id));
 
@@ -73,30 +101,59 @@ describe('in-memory indexes after a commit they failed to follow', () => {
 
   it('forgets cached filter matches that failed to take a write', async () => {
     expect(await fullText('particle ray', "@metadata.kind = 'x'")).toEqual(['alpha']); // cached for this filter
-    vi.spyOn(FilterMatches.prototype, 'changed').mockImplementationOnce(() => {
-      throw new Error('disk I/O error');
-    });
+    const failed = failOnceWithAdditions(FilterMatches.prototype, 'changed', (_nsId, added) => added as unknown[]);
 
     await index.upsert('ns', [{ id: 'gamma', content: { text: 'gamma ray' }, metadata: { kind: 'x' } }], NO_LIMIT);
     await indexed(index);
 
+    expect(failed()).toBe(true);
     expect((await fullText('particle ray', "@metadata.kind = 'x'")).sort()).toEqual(['alpha', 'gamma']);
-    expect(logs).toEqual([['error', 'updating the filter matches after a commit failed; it will be rebuilt']]);
+    expect(problems()).toEqual([['error', 'updating the filter matches after a commit failed; it will be rebuilt']]);
   });
 
-  it('reloads vector graphs that failed to take a write', async () => {
+  it('reloads vector graphs that failed to take a write from their file and SQLite', async () => {
     const semantic = searchRequest('gamma ray', { semanticWeight: 1, topK: 1 });
     expect((await index.search('ns', semantic)).hits.map((hit) => hit.id)).not.toEqual(['gamma']); // graphs loaded
-    vi.spyOn(SegmentedVectors.prototype, 'changed').mockImplementationOnce(() => {
-      throw new Error('out of memory');
-    });
+    const failed = failOnceWithAdditions(SegmentedVectors.prototype, 'changed', (added) => added as unknown[]);
 
     await index.upsert('ns', [{ id: 'gamma', content: { text: 'gamma ray' } }], NO_LIMIT);
     await indexed(index);
 
-    expect((await index.search('ns', semantic)).hits.map((hit) => hit.id)).toEqual(['gamma']);
+    expect(failed()).toBe(true);
     expect((await index.info()).pendingVectorCount).toBe(0);
-    expect(logs).toEqual([['error', 'updating the vector graphs after a commit failed; it will be rebuilt']]);
+    // Every vector is in a graph again (the search's full-text side would find gamma regardless).
+    const nearest = vi.spyOn(SegmentedVectors.prototype, 'nearest');
+    expect((await index.search('ns', semantic)).hits.map((hit) => hit.id)).toEqual(['gamma']);
+    expect(await nearest.mock.results[0].value).toHaveLength(3);
+    expect(problems()).toEqual([['error', 'updating the vector graphs after a commit failed; it will be rebuilt']]);
+  });
+
+  it('applies a batch of changes to every namespace when one namespace fails to follow', async () => {
+    // As a PostgreSQL node's catch-up does: changes decided elsewhere, with their labels, in one call.
+    await (engine as EmbeddedEngine).use('idx', async (local) => {
+      const upsert = async (namespace: string, label: number, id: string, text: string): Promise<StoreChange> => {
+        const [doc] = prepareDocuments([{ id, content: { text } }]);
+        const [vector] = await local.embedDocuments(namespace, [doc]);
+        return { kind: 'upsert', namespace, label, doc, vector };
+      };
+      await local.apply([await upsert('first', 101, 'f0', 'ferry boat'), await upsert('second', 102, 's0', 'sailing')]);
+      const search = (namespace: string, query: string) =>
+        local.search(namespace, searchRequest(query, { semanticWeight: 0 })).then(({ hits }) => hits.map((h) => h.id));
+      expect(await search('first', 'ferry')).toEqual(['f0']);
+      expect(await search('second', 'sailing')).toEqual(['s0']);
+      const failed = failOnceWithAdditions(FullTextIndex.prototype, 'add', (_label, analyzed) =>
+        (analyzed as AnalyzedDocument).surfaces.includes('terminal') ? [analyzed] : [],
+      );
+
+      await local.apply([
+        await upsert('first', 103, 'f1', 'ferry terminal'),
+        await upsert('second', 104, 's1', 'sailing regatta'),
+      ]);
+
+      expect(failed()).toBe(true);
+      expect(await search('second', 'regatta')).toEqual(['s1']);
+      expect(await search('first', 'terminal')).toEqual(['f1']);
+    });
   });
 
   it('resets a namespace whose index files cannot be removed, and serves it afterwards', async () => {

@@ -124,18 +124,16 @@ export class NamespaceIndexes {
       'vector graphs',
       nsId,
       () => this.vectorsOf(nsId).changed(added, removed),
-      () => {
-        // Written as they are (a write replaces the file whole); the next load reconciles them.
-        const vectors = this.vectors.get(nsId);
-        this.vectors.delete(nsId);
-        void vectors?.dispose(false);
-      },
+      () => this.vectors.get(nsId)?.restart(),
     );
   }
 
   /**
-   * Drops a cleared namespace's indexes, from memory and then their files. A file left behind (one
-   * that could not be removed) is harmless: both kinds are reconciled with SQLite when read.
+   * Drops a cleared namespace's indexes, from memory and then their files. A file that cannot be
+   * removed is logged and left: failing the write would not bring it back, the commit stands. After
+   * a reset it is reconciled with SQLite by label when read, which is exact as long as labels are
+   * never reused (a PostgreSQL node rebuilding from a record behind its copy does reuse them); after
+   * a deleted namespace nothing reads it again and it stays until removed by hand.
    */
   async discard(nsId: number): Promise<void> {
     this.filters.forget(nsId);
@@ -165,7 +163,7 @@ export class NamespaceIndexes {
       update();
     } catch (error) {
       drop();
-      this.settings.logger.error(
+      this.settings.logger[forWantOfDescriptors(error) ? 'warn' : 'error'](
         { err: error, folder: this.folder, nsId },
         `updating the ${what} after a commit failed; it will be rebuilt`,
       );

@@ -182,6 +182,20 @@ export class NamespaceVectors {
     if (deleteFiles) await removeReplacedFile(this.file);
   }
 
+  /**
+   * Closes the graph without writing it and loads it again from its file, reconciled with SQLite:
+   * for a graph that failed to follow a commit. Nothing is written, so no file of this namespace
+   * is written by two graphs, and a discard right after leaves no file behind.
+   */
+  restart(): void {
+    const graph = this.graph;
+    // Not loaded yet: the load's reconciliation, when it ends, sees the commit.
+    if (!graph || this.disposed) return;
+    this.reset();
+    this.forget(this.worker.close(graph, false));
+    this.forget(this.load());
+  }
+
   private reset(): void {
     this.epoch++;
     this.graph = undefined;
@@ -238,8 +252,14 @@ export class NamespaceVectors {
   }
 
   private async openAndReconcile(): Promise<void> {
-    const listener = { added: (labels: Float64Array) => this.added(labels), lost: () => this.lost() };
     const epoch = this.epoch;
+    // A graph closed by restart() may still report insertions: they are not the new graph's.
+    const listener = {
+      added: (labels: Float64Array) => {
+        if (this.epoch === epoch) this.added(labels);
+      },
+      lost: () => this.lost(),
+    };
     const opened = await this.worker.open(this.file, this.dimensions, this.settings, listener);
     if (opened.unreadable) {
       this.logger.warn(

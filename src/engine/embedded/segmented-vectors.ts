@@ -99,6 +99,11 @@ export class SegmentedVectors {
     await Promise.all(this.segments.map((segment) => segment.persist()));
   }
 
+  /** See NamespaceVectors.restart. */
+  restart(): void {
+    for (const segment of this.segments) segment.restart();
+  }
+
   /** Stops all work; see NamespaceVectors.dispose. With `deleteFiles`, files of any segmentation go. */
   async dispose(deleteFiles: boolean): Promise<void> {
     await Promise.all(this.segments.map((segment) => segment.dispose(deleteFiles)));

@@ -122,13 +122,14 @@ async function inputGuardPlugin(app: FastifyInstance): Promise<void> {
   app.removeAllContentTypeParsers();
   app.decorateRequest('chunkedBodyBytes', 0);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(request.headers['content-type'] ?? '')?.[1].toLowerCase();
-    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8' && charset !== 'us-ascii') {
-      // The body is read as UTF-8: text in another encoding would be stored as something else.
-      return done(new AppError('unsupported_media_type', 'Send the request body as UTF-8 JSON'), undefined);
-    }
     const text = body as string;
     if (request.headers['content-length'] === undefined) request.chunkedBodyBytes = Buffer.byteLength(text);
+    const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(request.headers['content-type'] ?? '')?.[1].toLowerCase();
+    // JSON is UTF-8 (RFC 8259), and the body is read as such. A charset label is harmless on ASCII
+    // text, which every such charset spells alike; on anything else it would be stored garbled.
+    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8' && !isAscii(text)) {
+      return done(new AppError('unsupported_media_type', 'Send the request body as UTF-8 JSON'), undefined);
+    }
     if (text.trim().length === 0) return done(null, undefined);
     parseJson(request, text, (error, value) => {
       if (error) return done(jsonError(error), undefined);
@@ -140,6 +141,11 @@ async function inputGuardPlugin(app: FastifyInstance): Promise<void> {
       done(null, value);
     });
   });
+}
+
+function isAscii(text: string): boolean {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the whole ASCII range is what is allowed
+  return !/[^\u0000-\u007f]/.test(text);
 }
 
 /**

@@ -98,11 +98,12 @@ describe('data plane', () => {
     expectError(response, 400, 'invalid_json');
   });
 
-  test('a query of 4,096 characters is searched', async () => {
-    const query = 'document '.repeat(456).slice(0, 4096);
-    const response = await callIndex(ctx.app, index.endpoint, 'search/ns', index.token, { query });
-    expect(response.statusCode, response.body).toBe(200);
-    expect(json(response).result.length).toBeGreaterThan(0);
+  test('a query of 4,096 characters is searched, emoji counting one each', async () => {
+    for (const query of ['document '.repeat(456).slice(0, 4096), `document ${'🚀'.repeat(4087)}`]) {
+      const response = await callIndex(ctx.app, index.endpoint, 'search/ns', index.token, { query });
+      expect(response.statusCode, response.body).toBe(200);
+      expect(json(response).result.length).toBeGreaterThan(0);
+    }
   });
 
   test('an IN list of 1,000 values and 1,000 AND-ed conditions work', async () => {
@@ -128,6 +129,7 @@ describe('data plane', () => {
     ['topK "NaN"', { query: 'x', topK: 'NaN' }, 'invalid_request'],
     ['semanticWeight 1e308', { query: 'x', semanticWeight: 1e308 }, 'invalid_request'],
     ['a query over 4,096 characters', { query: 'document '.repeat(456) }, 'invalid_request'],
+    ['a query of 4,097 emoji', { query: '🚀'.repeat(4097) }, 'invalid_request'],
   ])('search with %s → 400 %s', async (_label, body, code) => {
     expectError(await callIndex(ctx.app, index.endpoint, 'search/ns', index.token, body), 400, code);
   });

@@ -148,6 +148,20 @@ test('a body sent in chunks, without a Content-Length, is metered for the bytes 
   });
   expect(response.statusCode, response.body).toBe(200);
 
+  // Refused after it arrived (labelled Latin-1 but not ASCII): its bytes count all the same.
+  const refused = await ctx.app.inject({
+    method: 'POST',
+    url: `/indexes/${index.endpoint}/upsert-data/chunked`,
+    headers: { authorization: `Bearer ${index.token}`, 'content-type': 'application/json; charset=latin1' },
+    payload: Readable.from([body.slice(0, 1000), body.slice(1000), '\u00e9']),
+  });
+  expect(refused.statusCode, refused.body).toBe(415);
+
   const stats = await get(account, `/v2/search/${index.id}/stats`);
-  expect(stats.monthly_bandwidth_usage).toBe(Buffer.byteLength(body) + Buffer.byteLength(response.body));
+  expect(stats.monthly_bandwidth_usage).toBe(
+    Buffer.byteLength(body) +
+      Buffer.byteLength(response.body) +
+      Buffer.byteLength(`${body}\u00e9`) +
+      Buffer.byteLength(refused.body),
+  );
 });

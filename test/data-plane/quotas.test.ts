@@ -102,6 +102,14 @@ test('max_reads_per_request: topK, fetch ids and range limit above it are 400 na
   expect(json(await call(index, 'fetch/r', { prefix: 'doc-' })).result).toHaveLength(2);
   // A search that names no topK gets the default (10) cut to the limit, not a refusal.
   expect(json(await call(index, 'search/r', { query: 'document' })).result).toHaveLength(2);
+  // No reads at all: every read is refused with the limit's code, including those that name no count.
+  await setQuotas(ctx.store, index.id, { max_reads_per_request: 0 });
+  for (const [route, body] of [
+    ['search/r', { query: 'document' }],
+    ['fetch/r', { prefix: 'doc-' }],
+  ] as const) {
+    expect(json(await call(index, route, body)), route).toMatchObject({ code: 'request_limit_exceeded' });
+  }
 });
 
 test('max_vector_count: an upsert that would exceed it fails as a whole with 403', async () => {
@@ -227,6 +235,8 @@ test('-1 means unlimited for every quota', async () => {
   for (let i = 0; i < 5; i++)
     expect((await call(index, 'search/u', { query: 'x', reranking: true })).statusCode).toBe(200);
   expect(json(await call(index, 'range/u', { cursor: '', limit: 1200 })).result.vectors).toHaveLength(1200);
+  // A prefix fetch returns a page's worth (10,000 at most): here every match.
+  expect(json(await call(index, 'fetch/u', { prefix: 'doc-' })).result).toHaveLength(1500);
 });
 
 test('quotas follow the index record: a plan change applies at the next request', async () => {

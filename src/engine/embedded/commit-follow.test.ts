@@ -25,8 +25,7 @@ describe('in-memory indexes after a commit they failed to follow', () => {
   beforeEach(async () => {
     temp = tempDir();
     logs = [];
-    const logAt = (level: string) => (_entry: object, message?: string) => logs.push([level, message]);
-    engine = testEngine(temp.dir, { logger: { info: logAt('info'), warn: logAt('warn'), error: logAt('error') } });
+    engine = testEngine(temp.dir, { logger });
     index = await engine.open('idx');
     await index.upsert(
       'ns',
@@ -42,6 +41,9 @@ describe('in-memory indexes after a commit they failed to follow', () => {
     await engine.close();
     temp.remove();
   });
+
+  const logAt = (level: string) => (_entry: object, message?: string) => logs.push([level, message]);
+  const logger = { info: logAt('info'), warn: logAt('warn'), error: logAt('error') };
 
   /** What was logged above info (a reconciled graph's info line depends on timing). */
   const problems = () => logs.filter(([level]) => level !== 'info');
@@ -85,18 +87,19 @@ describe('in-memory indexes after a commit they failed to follow', () => {
 
   it('takes a write whose full-text update fails when it is indexed before it commits', async () => {
     await engine.close();
-    engine = testEngine(temp.dir, { indexingBacklog: 0 }); // embedded and indexed within the write
+    engine = testEngine(temp.dir, { indexingBacklog: 0, logger }); // embedded and indexed within the write
     index = await engine.open('idx');
     expect(await fullText('particle')).toEqual(['alpha']);
-    vi.spyOn(FullTextIndex.prototype, 'add').mockImplementationOnce(() => {
-      throw new Error('out of memory');
-    });
+    logs.length = 0;
+    const failed = failOnceWithAdditions(FullTextIndex.prototype, 'add', (label) => [label]);
 
     await expect(index.upsert('ns', [{ id: 'gamma', content: { text: 'gamma ray' } }], NO_LIMIT)).resolves.toBe(
       undefined,
     );
 
+    expect(failed()).toBe(true);
     expect(await fullText('ray')).toEqual(['gamma']);
+    expect(problems()).toEqual([['error', 'updating the full-text index after a commit failed; it will be rebuilt']]);
   });
 
   it('forgets cached filter matches that failed to take a write', async () => {

@@ -73,6 +73,8 @@ export class NamespaceVectors {
   private reloadTimer: NodeJS.Timeout | undefined;
   /** Bumped whenever the state is discarded, so a load that finishes afterwards is ignored. */
   private epoch = 0;
+  /** The close of a graph {@link restart} replaced: the next open of the file waits for it. */
+  private closingGraph: Promise<void> | undefined;
   private disposed = false;
 
   constructor(
@@ -158,7 +160,8 @@ export class NamespaceVectors {
     try {
       await this.worker.persist(graph);
     } catch (error) {
-      this.logger.error({ err: error, file: this.file }, 'writing the vector index failed');
+      // Once disposed, a write cut short by the file's removal is expected.
+      if (!this.disposed) this.logger.error({ err: error, file: this.file }, 'writing the vector index failed');
     }
   }
 
@@ -192,7 +195,11 @@ export class NamespaceVectors {
     // Not loaded yet: the load's reconciliation, when it ends, sees the commit.
     if (!graph || this.disposed) return;
     this.reset();
-    this.forget(this.worker.close(graph, false));
+    // The worker runs requests concurrently: a persist of the old graph under way would still be
+    // writing the file (its close waits for that) when the new graph opens and, later, writes it.
+    this.closingGraph = this.worker.close(graph, false).catch((error) => {
+      this.logger.error({ err: error, file: this.file }, 'closing the vector index failed');
+    });
     this.forget(this.load());
   }
 
@@ -253,6 +260,7 @@ export class NamespaceVectors {
 
   private async openAndReconcile(): Promise<void> {
     const epoch = this.epoch;
+    await this.closingGraph;
     // A graph closed by restart() may still report insertions: they are not the new graph's.
     const listener = {
       added: (labels: Float64Array) => {

@@ -18,7 +18,7 @@ export function validateSearchRequest(request: SearchRequest): void {
       details: [{ field: 'query', message: 'required' }],
     });
   }
-  if (request.query.length > MAX_QUERY_LENGTH) {
+  if (request.query.length > MAX_QUERY_LENGTH && characters(request.query) > MAX_QUERY_LENGTH) {
     throw new AppError('invalid_request', `query must be at most ${MAX_QUERY_LENGTH} characters`, {
       details: [{ field: 'query', message: `longer than ${MAX_QUERY_LENGTH} characters` }],
     });
@@ -39,4 +39,14 @@ export function validateSearchRequest(request: SearchRequest): void {
       details: [{ field: 'filter', message: 'must be a string' }],
     });
   }
+}
+
+/** Length in Unicode characters (code points), as the schema's maxLength counts: an emoji is one. */
+function characters(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0xd800 || unit > 0xdbff || i + 1 === text.length) count++;
+  }
+  return count;
 }

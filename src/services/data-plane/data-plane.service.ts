@@ -47,8 +47,6 @@ export interface RangeOutput {
 export const DEFAULT_SEMANTIC_WEIGHT = 0.75;
 /** `topK` when a raw REST caller omits it (the vector API's default). */
 export const DEFAULT_TOP_K = 10;
-/** How many documents one fetch by prefix returns when the index has no read limit. */
-const UNLIMITED_PREFIX_FETCH = 1000;
 /**
  * Documents per upsert and ids per delete by ids, whatever the index's `max_writes_per_request`
  * (a plans file may make it unlimited): one write is one statement in PostgreSQL, whose protocol
@@ -141,9 +139,11 @@ export class DataPlaneService {
       this.quotas.checkRequestLimit(caller, 'max_reads_per_request', wanted.ids.length, 'Ids per fetch');
       selector = wanted;
     } else {
-      // A prefix fetch returns at most one request's worth of reads; `range` pages through more.
+      // A prefix fetch returns at most one request's worth of reads (a page at most, when the index
+      // has no limit); `range` pages through more.
       const limit = caller.quotas.max_reads_per_request;
-      selector = { prefix: wanted.prefix, limit: limit < 0 ? UNLIMITED_PREFIX_FETCH : Math.min(limit, MAX_PAGE_SIZE) };
+      if (limit === 0) this.quotas.checkRequestLimit(caller, 'max_reads_per_request', 1, 'Documents read');
+      selector = { prefix: wanted.prefix, limit: limit < 0 ? MAX_PAGE_SIZE : Math.min(limit, MAX_PAGE_SIZE) };
     }
     await this.quotas.admit(caller, 'query');
     const index = await this.open(caller);

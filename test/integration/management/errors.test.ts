@@ -32,25 +32,30 @@ describe('bad input', () => {
     expect(json(response).code).toBe('invalid_json');
   });
 
-  test.each([
-    'text/plain',
-    'application/x-www-form-urlencoded',
-    'application/xml',
-    'application/json; charset=utf-16',
-    'application/json;charset="latin1"',
-  ])('content type %s → 415 unsupported_media_type', async (contentType) => {
-    const response = await post('name=a', contentType);
-    expect(response.statusCode).toBe(415);
-    expect(json(response).code).toBe('unsupported_media_type');
-  });
+  test.each(['text/plain', 'application/x-www-form-urlencoded', 'application/xml'])(
+    'content type %s → 415 unsupported_media_type',
+    async (contentType) => {
+      const response = await post('name=a', contentType);
+      expect(response.statusCode).toBe(415);
+      expect(json(response).code).toBe('unsupported_media_type');
+    },
+  );
 
-  test('JSON declared as UTF-8 (any spelling) or without a charset is parsed', async () => {
-    for (const contentType of [
-      'application/json',
-      'application/json; charset=UTF-8',
-      'application/json;charset=utf8',
+  test('JSON is read as UTF-8: another charset is 415 on non-ASCII text, and harmless on ASCII', async () => {
+    const accented = '{"name":"caf\u00e9","region":"eu-west-1"}';
+    for (const contentType of ['application/json; charset=utf-16', 'application/json;charset="latin1"']) {
+      const response = await post(accented, contentType);
+      expect(response.statusCode, contentType).toBe(415);
+      expect(json(response).code, contentType).toBe('unsupported_media_type');
+    }
+    const ascii = '{"name":"a","region":"eu-west-1"}';
+    for (const [contentType, body] of [
+      ['application/json', accented],
+      ['application/json; charset=UTF-8', accented],
+      ['application/json;charset=utf8', accented],
+      ['application/json; charset=ISO-8859-1', ascii],
     ]) {
-      const response = await post('{"name":"a","region":"eu-west-1"}', contentType);
+      const response = await post(body, contentType);
       expect(response.statusCode, contentType).toBe(400);
       expect(json(response).code, contentType).toBe('invalid_request'); // parsed: the type is missing
     }

@@ -261,6 +261,9 @@ export class NamespaceVectors {
   private async openAndReconcile(): Promise<void> {
     const epoch = this.epoch;
     await this.closingGraph;
+    // The worker died during that wait: an open now would go to its successor and be leaked; the
+    // reload lost() scheduled opens the file instead.
+    if (this.epoch !== epoch) return;
     // A graph closed by restart() may still report insertions: they are not the new graph's.
     const listener = {
       added: (labels: Float64Array) => {

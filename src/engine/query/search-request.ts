@@ -46,7 +46,9 @@ function characters(text: string): number {
   let count = 0;
   for (let i = 0; i < text.length; i++) {
     const unit = text.charCodeAt(i);
-    if (unit < 0xd800 || unit > 0xdbff || i + 1 === text.length) count++;
+    const next = i + 1 < text.length ? text.charCodeAt(i + 1) : 0;
+    // A high surrogate followed by a low one is one character with it; counted at the low one.
+    if (unit < 0xd800 || unit > 0xdbff || next < 0xdc00 || next > 0xdfff) count++;
   }
   return count;
 }

@@ -11,7 +11,7 @@ beforeAll(async () => {
 });
 afterAll(async () => ctx.close());
 
-const post = (payload: string, contentType = 'application/json') =>
+const post = (payload: string | Buffer, contentType = 'application/json') =>
   ctx.app.inject({
     method: 'POST',
     url: '/v2/search',
@@ -58,6 +58,21 @@ describe('bad input', () => {
       const response = await post(body, contentType);
       expect(response.statusCode, contentType).toBe(400);
       expect(json(response).code, contentType).toBe('invalid_request'); // parsed: the type is missing
+    }
+  });
+
+  test('UTF-16 and UTF-32 bodies are 415 even when their text is ASCII (their bytes hold NULs)', async () => {
+    const ascii = '{"name":"a","region":"eu-west-1"}';
+    const utf16 = Buffer.from(ascii, 'utf16le');
+    for (const [contentType, body] of [
+      ['application/json; charset=utf-16le', utf16],
+      ['application/json; charset=UTF-16', Buffer.concat([Buffer.from([0xff, 0xfe]), utf16])],
+      ['application/json; charset=utf-32', Buffer.from(ascii, 'utf16le')],
+      ['application/json; charset=latin1', utf16], // mislabelled: the NULs still show it
+    ] as const) {
+      const response = await post(body, contentType);
+      expect(response.statusCode, contentType).toBe(415);
+      expect(json(response).code, contentType).toBe('unsupported_media_type');
     }
   });
 

@@ -178,7 +178,11 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
         operationId: 'getHealth',
         summary: 'Liveness: the store is open and migrated',
         security: [],
-        response: { 200: Type.Object({ status: Type.Literal('ok') }), 500: Type.Ref('ManagementError') },
+        response: {
+          200: Type.Object({ status: Type.Literal('ok') }),
+          500: Type.Ref('ManagementError'),
+          503: Type.Ref('ManagementError', { description: 'Still starting: not ready yet' }),
+        },
       },
     },
     async () => ({ status: 'ok' as const }),

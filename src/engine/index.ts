@@ -22,4 +22,5 @@ export { createEmbedder, createEnricher, createReranker } from './providers/prov
 export { DOCUMENT_LIMITS } from './query/document-validation.js';
 export type { FilterField, FilterNode, FilterOperator, FilterValue } from './query/filter-parser.js';
 export { parseFilter } from './query/filter-parser.js';
+export { MAX_PAGE_SIZE } from './query/request-checks.js';
 export { MAX_QUERY_LENGTH, MAX_TOP_K } from './query/search-request.js';

@@ -125,10 +125,7 @@ async function inputGuardPlugin(app: FastifyInstance): Promise<void> {
     const text = body as string;
     if (request.headers['content-length'] === undefined) request.chunkedBodyBytes = Buffer.byteLength(text);
     const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(request.headers['content-type'] ?? '')?.[1].toLowerCase();
-    // JSON is UTF-8 (RFC 8259), and the body is read as such. Another charset label is harmless on
-    // ASCII text that the ASCII-compatible charsets (latin1, windows-1252...) spell alike; on any
-    // other text it would be stored garbled. UTF-16 and UTF-32 spell even ASCII with NUL bytes.
-    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8' && !readsAsUtf8(charset, text)) {
+    if (!readsAsUtf8(charset, text)) {
       return done(new AppError('unsupported_media_type', 'Send the request body as UTF-8 JSON'), undefined);
     }
     if (text.trim().length === 0) return done(null, undefined);
@@ -144,12 +141,19 @@ async function inputGuardPlugin(app: FastifyInstance): Promise<void> {
   });
 }
 
-/** Whether a body labelled with a charset other than UTF-8 reads the same when taken as UTF-8. */
-function readsAsUtf8(charset: string, text: string): boolean {
+/**
+ * Whether a body (with its charset label, if any) means what it says when read as UTF-8, as JSON
+ * is (RFC 8259). A label of an ASCII-compatible charset (latin1, windows-1252...) is harmless on
+ * ASCII text, which those spell alike; on any other text it would be stored garbled. UTF-16 and
+ * UTF-32 spell even ASCII with NUL bytes, which JSON text never holds raw: that is how such a body
+ * shows without a label.
+ */
+function readsAsUtf8(charset: string | undefined, text: string): boolean {
+  if (text.includes('\u0000')) return false;
+  if (charset === undefined || charset === 'utf-8' || charset === 'utf8') return true;
   if (/^(utf-?(16|32)|ucs-?[24])/.test(charset)) return text.length === 0;
-  // NUL is how a UTF-16 or UTF-32 body under another label shows; JSON text never holds it raw.
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: ASCII without NUL is what is allowed
-  return !/[^\u0001-\u007f]/.test(text);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the whole ASCII range is what is allowed
+  return !/[^\u0000-\u007f]/.test(text);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
@@ -43,6 +43,13 @@ export interface OpenStoreOptions {
 }
 
 export const SQLITE_FILE_NAME = 'searchplane.sqlite';
+
+/** The SQLite file a store would open, or undefined on PostgreSQL (whose database always exists). */
+export function missingStoreFile(options: OpenStoreOptions): string | undefined {
+  if (options.databaseUrl) return undefined;
+  const file = path.join(options.dataDir, SQLITE_FILE_NAME);
+  return existsSync(file) ? undefined : file;
+}
 
 /**
  * Opens the management store: PostgreSQL when a URL is given, otherwise a SQLite file in

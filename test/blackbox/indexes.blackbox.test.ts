@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { expect, test } from 'vitest';
 import { api } from './support/http-client.js';
 import { useStoreTarget } from './support/lifecycle.js';
@@ -46,4 +48,23 @@ test('indexes list prints each index with the data-plane URL the SDK needs, and 
 
   const nobody = await runCli(['indexes', 'list', '--email', 'nobody@example.com', ...target.args]);
   expect(parseJson(nobody.stdout)).toEqual([]);
+});
+
+test('listing a store that does not exist is a usage error, and creates nothing', async () => {
+  const absent = path.join(target.dataDir, 'never-started');
+  const xdg = { XDG_CONFIG_HOME: path.join(target.dataDir, 'no-login') }; // no `searchplane login` file
+
+  const indexes = await runCli(['indexes', 'list', '--data-dir', absent], xdg);
+  expect(indexes.code).toBe(2);
+  expect(indexes.stderr).toBe(
+    `searchplane: no store at ${absent}/searchplane.sqlite: give the --data-dir the server runs with\n`,
+  );
+  const accounts = await runCli(['accounts', 'list', '--data-dir', absent], xdg);
+  expect(accounts.code).toBe(2);
+  expect(accounts.stderr).toMatch(/^searchplane: no store at /);
+  // Neither a server URL nor a store: say both, rather than list an empty store made on the spot.
+  const unconfigured = await runCli(['indexes', 'list'], { ...xdg, SEARCHPLANE_DATA_DIR: absent });
+  expect(unconfigured.code).toBe(2);
+  expect(unconfigured.stderr).toMatch(/^searchplane: no server URL .* and no store at /);
+  expect(existsSync(absent)).toBe(false);
 });

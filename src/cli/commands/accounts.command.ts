@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import type { AccountService } from '../../services/account.service.js';
 import { systemClock } from '../../services/clock.js';
-import { addStoreOptions, configFrom, printJson } from '../cli-support.js';
+import { addStoreOptions, configFrom, printJson, UsageError } from '../cli-support.js';
 
 interface StoreFlags {
   dataDir?: string;
@@ -12,14 +12,21 @@ interface StoreFlags {
  * Runs `work` against the store directly (no server needed). SQLite's WAL and busy timeout let
  * this run while a server uses the same data dir; the server sees the change on its next query.
  */
-async function withAccounts<T>(flags: StoreFlags, work: (accounts: AccountService) => Promise<T>): Promise<T> {
+async function withAccounts<T>(
+  flags: StoreFlags,
+  work: (accounts: AccountService) => Promise<T>,
+  { readOnly = false } = {},
+): Promise<T> {
   const config = configFrom(flags);
   // Loaded here, not at the top: the network commands need none of the store's modules.
-  const [{ AccountService }, { migrateToLatest, openStore }, { ReadCache }] = await Promise.all([
+  const [{ AccountService }, { migrateToLatest, missingStoreFile, openStore }, { ReadCache }] = await Promise.all([
     import('../../services/account.service.js'),
     import('../../store/database.js'),
     import('../../store/read-cache.js'),
   ]);
+  // A listing creates no store: an empty one would only hide a wrong directory.
+  const missing = readOnly ? missingStoreFile(config) : undefined;
+  if (missing) throw new UsageError(`no store at ${missing}: give the --data-dir the server runs with`);
   const store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   try {
     // So that the CLI also works on a data dir no server has started on yet.
@@ -44,7 +51,7 @@ export function accountsCommand(): Command {
 
   addStoreOptions(accounts.command('list'))
     .description('list accounts; prints [{"email","created_at"}]')
-    .action(async (flags) => printJson(await withAccounts(flags, (service) => service.list())));
+    .action(async (flags) => printJson(await withAccounts(flags, (service) => service.list(), { readOnly: true })));
 
   addStoreOptions(accounts.command('rotate-key'))
     .description('replace the API key (the old one stops working at once); prints {"email","api_key"}')

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { indexUrls } from '../../services/index-urls.js';
-import { addStoreOptions, configFrom, printJson } from '../cli-support.js';
+import { addStoreOptions, configFrom, printJson, UsageError } from '../cli-support.js';
 import { addRemoteIndexCommands, listIndexesRemote } from '../remote/commands/indexes.command.js';
 import { addRemoteOptions, remoteFlags, resolveCredentials } from '../remote/remote-context.js';
 
@@ -31,7 +31,7 @@ export function indexesCommand(): Command {
     .action(async (flags: ListFlags, command: Command) => {
       const local = Boolean(flags.dataDir || flags.databaseUrl || flags.host || flags.port);
       if (!local && resolveCredentials(command).url) return listIndexesRemote(command, flags);
-      await listIndexesLocal({ ...flags, email: remoteFlags(command).email });
+      await listIndexesLocal({ ...flags, email: remoteFlags(command).email }, local);
     });
   addRemoteIndexCommands(indexes);
   return indexes;
@@ -41,12 +41,21 @@ export function indexesCommand(): Command {
  * Every index of the store (or of one account, `--email`) with the URL its data plane answers
  * at (the `url` to give the SDK). Tokens are not printed; `indexes get` shows them.
  */
-async function listIndexesLocal(flags: ListFlags): Promise<void> {
+async function listIndexesLocal(flags: ListFlags, asked: boolean): Promise<void> {
   const config = configFrom(flags);
-  const [{ migrateToLatest, openStore }, { listSearchIndexes, listSearchIndexesOfAll }] = await Promise.all([
-    import('../../store/database.js'),
-    import('../../store/repositories/search-index.repository.js'),
-  ]);
+  const [{ migrateToLatest, missingStoreFile, openStore }, { listSearchIndexes, listSearchIndexesOfAll }] =
+    await Promise.all([
+      import('../../store/database.js'),
+      import('../../store/repositories/search-index.repository.js'),
+    ]);
+  // A listing creates no store: an empty one here would only hide a wrong directory.
+  const missing = missingStoreFile(config);
+  if (missing && !asked) {
+    throw new UsageError(
+      `no server URL (--url, SEARCHPLANE_URL or \`searchplane login\`) and no store at ${missing} (--data-dir)`,
+    );
+  }
+  if (missing) throw new UsageError(`no store at ${missing}: give the --data-dir the server runs with`);
   const base = config.publicUrl ?? `http://${config.host}:${config.port}`;
   const store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   try {

@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
-import { MAX_QUERY_LENGTH } from '../../engine/index.js';
+import { MAX_PAGE_SIZE, MAX_QUERY_LENGTH, MAX_TOP_K } from '../../engine/index.js';
 
 /**
  * Request schemas of the per-index API, shaped as the `@upstash/search` SDK (and the
@@ -45,7 +45,13 @@ export const UpsertBody = Type.Union(
 
 export const SearchBody = Type.Object({
   query: Type.String({ maxLength: MAX_QUERY_LENGTH, description: `At most ${MAX_QUERY_LENGTH} characters` }),
-  topK: optional(Type.Integer({ minimum: 1, description: 'Results to return (default 10)' })),
+  topK: optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_TOP_K,
+      description: 'Results to return (default 10); also at most the index’s max_reads_per_request',
+    }),
+  ),
   ...readFlags,
   filter: optional(Type.String({ description: 'Filter expression over content and metadata fields' })),
   reranking: optional(Type.Boolean({ description: 'Re-score the results with the reranker (rerank quota)' })),
@@ -70,7 +76,11 @@ export const DeleteBody = Type.Unknown({
 export const RangeBody = Type.Object({
   // anyOf rather than a type list: Ajv's strict mode only allows a type list of one type plus null.
   cursor: Type.Optional(Type.Union([Type.String(), Type.Number(), Type.Null()], { description: '"" or 0 to start' })),
-  limit: Type.Integer({ minimum: 1 }),
+  limit: Type.Integer({
+    minimum: 1,
+    maximum: MAX_PAGE_SIZE,
+    description: 'Documents per page; also at most the index’s max_reads_per_request',
+  }),
   prefix: optional(Type.String()),
   ...readFlags,
 });

@@ -61,7 +61,7 @@ describe('bad input', () => {
     }
   });
 
-  test('UTF-16 and UTF-32 bodies are 415 even when their text is ASCII (their bytes hold NULs)', async () => {
+  test('UTF-16 and UTF-32 bodies are 415, labelled or not, even when their text is ASCII (their bytes hold NULs)', async () => {
     const ascii = '{"name":"a","region":"eu-west-1"}';
     const utf16 = Buffer.from(ascii, 'utf16le');
     for (const [contentType, body] of [
@@ -69,6 +69,8 @@ describe('bad input', () => {
       ['application/json; charset=UTF-16', Buffer.concat([Buffer.from([0xff, 0xfe]), utf16])],
       ['application/json; charset=utf-32', Buffer.from(ascii, 'utf16le')],
       ['application/json; charset=latin1', utf16], // mislabelled: the NULs still show it
+      ['application/json', utf16], // unlabelled
+      ['application/json; charset=utf-8', Buffer.from(ascii, 'utf16le').swap16()], // UTF-16BE
     ] as const) {
       const response = await post(body, contentType);
       expect(response.statusCode, contentType).toBe(415);

@@ -1,4 +1,5 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
+import { STATS_PERIODS } from '../../../services/usage-stats.service.js';
 import { printJson, UsageError } from '../../cli-support.js';
 import type { ApiClient, IndexRecord } from '../api-client.js';
 import { resolveIndex } from '../index-resolver.js';
@@ -70,7 +71,9 @@ export function addRemoteIndexCommands(indexes: Command): void {
   );
 
   remote(indexes, 'stats <index>', 'usage of an index: documents, queries, updates, bandwidth')
-    .option('--period <period>', '1h, 3h, 12h, 1d, 3d, 7d or 30d (the throughput lines)', '1h')
+    .addOption(
+      new Option('--period <period>', 'time span of the throughput lines').choices(STATS_PERIODS).default('1h'),
+    )
     .action(async (ref: string, flags: JsonFlag & { period: string }, command: Command) => {
       const client = connect(command);
       const { id } = await resolveIndex(client, ref);

@@ -91,6 +91,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
     ...(config.dataDomain ? { rewriteUrl: dataDomainRewriter(config.dataDomain) } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  store.useLogger?.(app.log);
   const { acceptingRequests } = options;
   // The first hook of every request: its id on the response, the start-up gate, then the checks
   // of its path and query (before authentication), in one hook rather than three.

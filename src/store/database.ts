@@ -24,7 +24,17 @@ export interface Store {
   listen?(channel: string, onMessage: (payload: string) => void, onReconnect: () => void): Promise<() => Promise<void>>;
   /** Connection counts of the PostgreSQL pool, for metrics; absent on SQLite (no pool). */
   poolStats?(): PoolStats;
+  /**
+   * PostgreSQL only: where lost connections are reported from now on (the server's logger); until
+   * then, one line on stderr.
+   */
+  useLogger?(logger: StoreLogger): void;
   close(): Promise<void>;
+}
+
+/** Where the store reports trouble it recovers from (a pino-compatible subset). */
+export interface StoreLogger {
+  warn(obj: object, msg?: string): void;
 }
 
 export interface PoolStats {
@@ -40,7 +50,17 @@ export interface OpenStoreOptions {
   databaseUrl?: string;
   /** Pool size for PostgreSQL. */
   poolSize?: number;
+  /** PostgreSQL: how long a transaction may sit idle before the server ends its session. */
+  idleTransactionTimeoutMs?: number;
 }
+
+/**
+ * A transaction idle this long (no statement running) belongs to a node that froze, was paused or
+ * lost the network mid-write: PostgreSQL ends its session, which releases the index's head lock
+ * that every node's writes to that index wait for. Ours only pause between statements to apply
+ * pages of changes to the local copy (embedding happens before the transaction begins).
+ */
+const IDLE_TRANSACTION_TIMEOUT_MS = 60_000;
 
 export const SQLITE_FILE_NAME = 'searchplane.sqlite';
 
@@ -56,7 +76,13 @@ export function missingStoreFile(options: OpenStoreOptions): string | undefined 
  * the data dir (created if missing). Does not migrate; call {@link migrateToLatest}.
  */
 export function openStore(options: OpenStoreOptions): Store {
-  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize ?? 10);
+  if (options.databaseUrl) {
+    return openPostgres(
+      options.databaseUrl,
+      options.poolSize ?? 10,
+      options.idleTransactionTimeoutMs ?? IDLE_TRANSACTION_TIMEOUT_MS,
+    );
+  }
   mkdirSync(options.dataDir, { recursive: true });
   const file = path.join(options.dataDir, SQLITE_FILE_NAME);
   const sqlite = new SQLite(file);
@@ -71,25 +97,55 @@ export function openStore(options: OpenStoreOptions): Store {
   return { db, dialect: 'sqlite', file, changeToken: () => connection.changeToken(), close: () => db.destroy() };
 }
 
-function openPostgres(connectionString: string, max: number): Store {
+function openPostgres(connectionString: string, max: number, idleTransactionTimeoutMs: number): Store {
   const pool = new pg.Pool({
     connectionString,
     max,
+    idle_in_transaction_session_timeout: idleTransactionTimeoutMs,
     // bigint columns hold counts and unix times that fit a JS number.
     types: {
       getTypeParser: (oid: number, format?: 'text' | 'binary') =>
         oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text'),
     } as pg.CustomTypesConfig,
   });
+  let logger: StoreLogger = stderrLogger;
+  const reporter: StoreLogger = { warn: (obj, msg) => logger.warn(obj, msg) };
+  // A connection PostgreSQL ends (a restart or failover, pg_terminate_backend, a timeout, a cut
+  // network) emits 'error' on its client, and an idle one's again on the pool: with nobody
+  // listening, either ends the process. The pool drops such a connection and opens another when
+  // one is next needed; a query that was running on it fails on its own.
+  pool.on('connect', (client) => client.on('error', () => {}));
+  pool.on('error', (error) =>
+    reporter.warn({ err: safeError(error) }, 'a PostgreSQL connection was lost; the pool replaces it'),
+  );
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
     dialect: 'postgres',
     changeToken: () => undefined,
-    listen: (channel, onMessage, onReconnect) => listenForever(connectionString, channel, onMessage, onReconnect),
+    listen: (channel, onMessage, onReconnect) =>
+      listenForever(connectionString, channel, onMessage, onReconnect, reporter),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    useLogger: (next) => {
+      logger = next;
+    },
     close: () => db.destroy(),
   };
+}
+
+const stderrLogger: StoreLogger = {
+  warn: (obj, msg) => {
+    const err = (obj as { err?: { message?: string } }).err;
+    process.stderr.write(`searchplane: ${msg ?? 'store warning'}${err?.message ? ` (${err.message})` : ''}\n`);
+  },
+};
+
+/**
+ * What may be logged of a connection's error: pg-pool hangs the whole client on it (`err.client`,
+ * with the connection parameters, password included), which a log serializer would print.
+ */
+export function safeError(error: Error & { code?: string }): { type: string; message: string; code?: string } {
+  return { type: error.name, message: error.message, ...(error.code ? { code: error.code } : {}) };
 }
 
 /**

@@ -1,0 +1,94 @@
+import { sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createTestStore, type TestStore } from '../../test/helpers/store.js';
+import { openStore, type Store } from './database.js';
+
+const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
+
+/**
+ * Connections PostgreSQL ends under a running node (a restart, pg_terminate_backend, a timeout):
+ * the node goes on with new ones. An 'error' event nobody listens to would end this test process,
+ * which vitest reports as a failure.
+ */
+describe.skipIf(!onPostgres)('lost PostgreSQL connections (PostgreSQL)', () => {
+  let testStore: TestStore;
+  let admin: pg.Client;
+  const opened: Store[] = [];
+  beforeAll(async () => {
+    testStore = await createTestStore();
+    admin = new pg.Client({ connectionString: testStore.databaseUrl });
+    await admin.connect();
+  });
+  afterEach(async () => {
+    for (const store of opened.splice(0)) await store.close();
+  });
+  afterAll(async () => {
+    await admin.end();
+    await testStore.cleanup();
+  });
+
+  function open(idleTransactionTimeoutMs?: number) {
+    const warnings: { obj: object; msg?: string }[] = [];
+    const store = openStore({
+      dataDir: testStore.dataDir,
+      databaseUrl: testStore.databaseUrl,
+      idleTransactionTimeoutMs,
+    });
+    store.useLogger?.({ warn: (obj, msg) => warnings.push({ obj, msg }) });
+    opened.push(store);
+    return { store, warnings };
+  }
+
+  const backendPid = async (store: Store) =>
+    (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(store.db)).rows[0].pid;
+
+  it('an idle connection ended by the server is logged (without its password) and replaced', async () => {
+    const { store, warnings } = open();
+    const pid = await backendPid(store);
+    await admin.query('select pg_terminate_backend($1)', [pid]);
+    await expect.poll(() => warnings.length).toBe(1);
+    expect(warnings[0].msg).toBe('a PostgreSQL connection was lost; the pool replaces it');
+    expect(warnings[0].obj).toEqual({ err: expect.objectContaining({ code: '57P01' }) });
+    const password = new URL(testStore.databaseUrl!).password;
+    if (password) expect(JSON.stringify(warnings[0].obj)).not.toContain(password);
+    expect(await backendPid(store)).not.toBe(pid);
+  });
+
+  it('a connection ended inside a transaction fails that transaction only', async () => {
+    const { store } = open();
+    let pid = 0;
+    const transaction = store.db.transaction().execute(async (trx) => {
+      pid = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)).rows[0].pid;
+      await admin.query('select pg_terminate_backend($1)', [pid]);
+      await new Promise((resolve) => setTimeout(resolve, 200)); // the client hears it, between statements
+      await sql`select 1`.execute(trx);
+    });
+    await expect(transaction).rejects.toThrow();
+    expect(await backendPid(store)).not.toBe(pid);
+  });
+
+  it('a transaction left idle is ended by the server, releasing its locks to the other writers', async () => {
+    const { store: frozen } = open(500);
+    const { store: other } = open(500);
+    await sql`create table if not exists lock_probe (id int primary key, n int)`.execute(other.db);
+    await sql`insert into lock_probe values (1, 0) on conflict do nothing`.execute(other.db);
+    // A node that took a row lock, then stopped (paused, frozen, cut off) before committing.
+    const stuck = frozen.db.transaction().execute(async (trx) => {
+      await sql`select n from lock_probe where id = 1 for update`.execute(trx);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await sql`update lock_probe set n = n + 100 where id = 1`.execute(trx);
+    });
+    const stuckOutcome = stuck.then(
+      () => 'committed',
+      () => 'failed',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await other.db.transaction().execute(async (trx) => {
+      await sql`update lock_probe set n = n + 1 where id = 1`.execute(trx);
+    });
+    expect(await stuckOutcome).toBe('failed');
+    const { rows } = await sql<{ n: number }>`select n from lock_probe where id = 1`.execute(other.db);
+    expect(rows[0].n).toBe(1);
+  });
+});

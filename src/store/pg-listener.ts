@@ -11,7 +11,9 @@ const RECONNECT_MAX_MS = 10_000;
 /**
  * LISTEN on one channel over a dedicated connection (a pooled one cannot hold a LISTEN), with
  * reconnection: after a lost connection it reconnects with backoff and calls `onReconnect`, since
- * notifications sent meanwhile are lost. Resolves once listening; the result stops it.
+ * notifications sent meanwhile are lost. Resolves once listening, or once a first attempt failed
+ * (PostgreSQL starting or failing over): it goes on trying as after a lost connection, and
+ * `onReconnect` tells when it listens. The result stops it.
  */
 export async function listenForever(
   connectionString: string,
@@ -35,8 +37,17 @@ export async function listenForever(
       lost(next);
     });
     next.on('end', () => lost(next));
-    await next.connect();
-    await next.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+    try {
+      await next.connect();
+      await next.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+    } catch (error) {
+      next.end().catch(() => {});
+      throw error;
+    }
+    if (stopped) {
+      await next.end().catch(() => {});
+      return;
+    }
     client = next;
     delay = RECONNECT_MIN_MS;
   };
@@ -51,15 +62,25 @@ export async function listenForever(
   const schedule = () => {
     clearTimeout(timer);
     timer = setTimeout(() => {
-      connect().then(onReconnect, () => {
-        delay = Math.min(RECONNECT_MAX_MS, delay * 2);
-        if (!stopped) schedule();
-      });
+      connect().then(
+        () => {
+          if (!stopped) onReconnect();
+        },
+        () => {
+          delay = Math.min(RECONNECT_MAX_MS, delay * 2);
+          if (!stopped) schedule();
+        },
+      );
     }, delay);
     timer.unref();
   };
 
-  await connect();
+  try {
+    await connect();
+  } catch (error) {
+    logger.warn({ err: error }, 'listening for notifications from PostgreSQL failed; retrying');
+    schedule();
+  }
   return async () => {
     stopped = true;
     clearTimeout(timer);

@@ -113,11 +113,17 @@ function openPostgres(connectionString: string, max: number, idleTransactionTime
   // A connection PostgreSQL ends (a restart or failover, pg_terminate_backend, a timeout, a cut
   // network) emits 'error' on its client, and an idle one's again on the pool: with nobody
   // listening, either ends the process. The pool drops such a connection and opens another when
-  // one is next needed; a query that was running on it fails on its own.
-  pool.on('connect', (client) => client.on('error', () => {}));
-  pool.on('error', (error) =>
-    reporter.warn({ err: safeError(error) }, 'a PostgreSQL connection was lost; the pool replaces it'),
-  );
+  // one is next needed; a query that was running on it fails on its own (logged here with the
+  // cause, e.g. the idle-transaction timeout, which that failure does not name).
+  pool.on('connect', (client) => {
+    let reported = false;
+    client.on('error', (error) => {
+      if (reported) return;
+      reported = true;
+      reporter.warn({ err: safeError(error) }, 'a PostgreSQL connection was lost; the pool replaces it');
+    });
+  });
+  pool.on('error', () => {}); // an idle client's error, reported above
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,

@@ -55,8 +55,8 @@ describe.skipIf(!onPostgres)('lost PostgreSQL connections (PostgreSQL)', () => {
     expect(await backendPid(store)).not.toBe(pid);
   });
 
-  it('a connection ended inside a transaction fails that transaction only', async () => {
-    const { store } = open();
+  it('a connection ended inside a transaction fails that transaction only, and its cause is logged', async () => {
+    const { store, warnings } = open();
     let pid = 0;
     const transaction = store.db.transaction().execute(async (trx) => {
       pid = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)).rows[0].pid;
@@ -66,6 +66,8 @@ describe.skipIf(!onPostgres)('lost PostgreSQL connections (PostgreSQL)', () => {
     });
     await expect(transaction).rejects.toThrow();
     expect(await backendPid(store)).not.toBe(pid);
+    // The transaction's own error says only that the client is unusable: the cause is in the log.
+    expect(warnings.map((warning) => warning.obj)).toEqual([{ err: expect.objectContaining({ code: '57P01' }) }]);
   });
 
   it('a transaction left idle is ended by the server, releasing its locks to the other writers', async () => {

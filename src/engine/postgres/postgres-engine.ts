@@ -42,6 +42,7 @@ export function createPostgresEngine(options: PostgresEngineOptions): SearchEngi
   const local = createEmbeddedEngine(options);
   const replicas = new Map<string, Replica>();
   let unlisten: (() => Promise<void>) | undefined;
+  let closed = false;
 
   const replicaOf = (indexId: string): Replica => {
     let replica = replicas.get(indexId);
@@ -111,6 +112,7 @@ export function createPostgresEngine(options: PostgresEngineOptions): SearchEngi
     stats: () => local.stats(),
 
     async close(): Promise<void> {
+      closed = true;
       clearInterval(maintenance);
       await unlisten?.().catch(() => {});
       await local.close();
@@ -127,14 +129,19 @@ export function createPostgresEngine(options: PostgresEngineOptions): SearchEngi
   if (options.listen) {
     options
       .listen(CHANGES_CHANNEL, onMessage, () => {
+        if (closed) return;
         // Drops may have been missed while disconnected: compare local replicas with the record.
-        void engine.sweep(async (ids) => {
-          const rows = await options.db.selectFrom('search_indexes').select('id').where('id', 'in', ids).execute();
-          return new Set(rows.map((row) => row.id));
-        });
+        engine
+          .sweep(async (ids) => {
+            const rows = await options.db.selectFrom('search_indexes').select('id').where('id', 'in', ids).execute();
+            return new Set(rows.map((row) => row.id));
+          })
+          .catch((error) => logger.warn({ err: error }, 'comparing local copies with the record failed'));
       })
       .then((stop) => {
-        unlisten = stop;
+        // Closed while the first connection was being made (it may retry for a long time).
+        if (closed) void stop();
+        else unlisten = stop;
       })
       .catch((error) => logger.warn({ err: error }, 'listening for index changes failed'));
   }

@@ -20,6 +20,26 @@ function signal(): [Promise<void>, () => void] {
   return [promise, resolve];
 }
 
+/**
+ * A local copy (and the engine holding it) whose apply of changes runs `slowly` first, for tests of
+ * what waits behind a long local apply.
+ */
+function slowLocalCopy(slowly: () => Promise<void>): EmbeddedEngine {
+  let watermark = 0;
+  const localIndex = {
+    watermark: () => watermark,
+    embedderIdentity: () => ({ name: 'builtin' }),
+    listNamespaces: async () => [],
+    apply: async (_changes: unknown, to?: number) => {
+      await slowly();
+      if (to !== undefined) watermark = to;
+    },
+  } as unknown as EmbeddedIndex;
+  return {
+    use: <R>(_id: string, work: (index: EmbeddedIndex) => Promise<R>) => work(localIndex),
+  } as unknown as EmbeddedEngine;
+}
+
 describe.skipIf(!onPostgres)('replica writes (PostgreSQL)', () => {
   let store: TestStore;
   let probe: pg.Client;
@@ -146,20 +166,10 @@ describe.skipIf(!onPostgres)('replica writes (PostgreSQL)', () => {
     const threeConnections = openStore({ dataDir: temp.dir, databaseUrl: store.databaseUrl, poolSize: 3 });
     const [slowApply, releaseApply] = signal();
     const [applyBegan, applying] = signal();
-    let watermark = 0;
-    const localIndex = {
-      watermark: () => watermark,
-      embedderIdentity: () => ({ name: 'builtin' }),
-      listNamespaces: async () => [],
-      apply: async (_changes: unknown, to?: number) => {
-        applying();
-        await slowApply; // a large batch applied locally, holding applyLock
-        if (to !== undefined) watermark = to;
-      },
-    } as unknown as EmbeddedIndex;
-    const local = {
-      use: <R>(_id: string, work: (index: EmbeddedIndex) => Promise<R>) => work(localIndex),
-    } as unknown as EmbeddedEngine;
+    const local = slowLocalCopy(async () => {
+      applying();
+      await slowApply; // a large batch applied locally, holding applyLock
+    });
     const replica = new Replica('idx', threeConnections.db, local, { error() {} });
     try {
       const write = replica.write(async (_trx, head) => ({
@@ -181,6 +191,36 @@ describe.skipIf(!onPostgres)('replica writes (PostgreSQL)', () => {
     } finally {
       releaseApply();
       await threeConnections.close();
+      temp.remove();
+    }
+  });
+
+  it('a catch-up and a write waiting behind it outlast the idle-transaction timeout; they are not idle', async () => {
+    const temp = tempDir();
+    // PostgreSQL ends a session idle in a transaction this long (a node frozen mid-write).
+    const node = openStore({ dataDir: temp.dir, databaseUrl: store.databaseUrl, idleTransactionTimeoutMs: 1000 });
+    node.useLogger?.({ warn() {} });
+    let applies = 0;
+    const local = slowLocalCopy(async () => {
+      // The catch-up's page of a long backlog, applied locally under applyLock, 2.5 timeouts long.
+      if (applies++ === 0) await new Promise((resolve) => setTimeout(resolve, 2500));
+    });
+    const replica = new Replica('idx', node.db, local, { error() {} }, 300);
+    try {
+      const head = (await replica.head())?.seq ?? 0;
+      const catchUp = replica.sync(head + 1).then(
+        () => 'caught up',
+        (error) => `failed: ${error.message}`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      // Holds the head lock while it waits for applyLock, as a write does behind a catch-up.
+      const write = replica
+        .write(async (_trx, locked) => ({ result: 'written', changes: [], fromSeq: locked.seq, toSeq: locked.seq }))
+        .catch((error) => `failed: ${error.message}`);
+      expect(await Promise.all([catchUp, write])).toEqual(['caught up', 'written']);
+      expect(applies).toBeGreaterThan(0);
+    } finally {
+      await node.close();
       temp.remove();
     }
   });

@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import { AppError } from '../../errors.js';
 import type { DB } from '../../store/schema.js';
 import type { StoreChange } from '../embedded/document-store.js';
@@ -6,6 +6,7 @@ import type { EmbeddedEngine } from '../embedded/embedded-engine.js';
 import type { EmbeddedIndex } from '../embedded/embedded-index.js';
 import { SerialLock } from '../serial-lock.js';
 import { lockForWrite, type RecordHead, readChanges, readHead, readHeadSeq } from './index-records.js';
+import { HEARTBEAT_MS, withHeartbeat } from './transaction-heartbeat.js';
 
 /** What a write did in the record: the changes it made, numbered after `fromSeq` up to `toSeq`. */
 export interface WriteOutcome<R> {
@@ -49,6 +50,8 @@ export class Replica {
     private readonly db: Kysely<DB>,
     private readonly local: EmbeddedEngine,
     private readonly logger: ReplicaLogger,
+    /** How often a waiting write transaction shows PostgreSQL it is alive (see withHeartbeat). */
+    private readonly heartbeatMs = HEARTBEAT_MS,
   ) {}
 
   /** Whether nothing is running or queued on this replica. */
@@ -94,12 +97,16 @@ export class Replica {
       await this.db
         .transaction()
         .setIsolationLevel('repeatable read')
-        .execute((trx) =>
-          this.applyLock.run(async () => {
+        .execute(async (trx) => {
+          // It may wait for applyLock and then page through a long backlog, idle between pages as
+          // PostgreSQL sees it; it holds no lock, so the server need not end it (see store/database.ts).
+          // SET takes no snapshot.
+          await sql`set local idle_in_transaction_session_timeout = 0`.execute(trx);
+          await this.applyLock.run(async () => {
             target.sealed = true; // the snapshot begins with pull's first query
             if (this.watermark === undefined || this.watermark < target.head) await this.pull(trx, index);
-          }),
-        );
+          });
+        });
     });
   }
 
@@ -132,12 +139,18 @@ export class Replica {
       this.local.use(this.indexId, async (index) => {
         const outcome = await this.db.transaction().execute(async (trx) => {
           const head = await lockForWrite(trx, this.indexId);
-          // Nothing else can commit for this index while the lock is held: the copy can catch up exactly.
-          await this.applyLock.run(async () => {
-            this.watermark ??= index.watermark();
-            if (this.watermark !== head.seq) await this.pull(trx, index);
-          });
-          return work(trx, head, index);
+          return withHeartbeat(
+            trx,
+            async () => {
+              // Nothing else can commit for this index while the lock is held: the copy can catch up exactly.
+              await this.applyLock.run(async () => {
+                this.watermark ??= index.watermark();
+                if (this.watermark !== head.seq) await this.pull(trx, index);
+              });
+              return work(trx, head, index);
+            },
+            this.heartbeatMs,
+          );
         });
         if (outcome.toSeq > outcome.fromSeq) await this.applyOwn(outcome, index);
         return outcome.result;

@@ -61,13 +61,16 @@ describe('bad input', () => {
     }
   });
 
+  /** UTF-32LE bytes of ASCII text (Node has no encoder for it). */
+  const utf32le = (text: string) => Buffer.from([...text].flatMap((char) => [char.charCodeAt(0), 0, 0, 0]));
+
   test('UTF-16 and UTF-32 bodies are 415, labelled or not, even when their text is ASCII (their bytes hold NULs)', async () => {
     const ascii = '{"name":"a","region":"eu-west-1"}';
     const utf16 = Buffer.from(ascii, 'utf16le');
     for (const [contentType, body] of [
       ['application/json; charset=utf-16le', utf16],
       ['application/json; charset=UTF-16', Buffer.concat([Buffer.from([0xff, 0xfe]), utf16])],
-      ['application/json; charset=utf-32', Buffer.from(ascii, 'utf16le')],
+      ['application/json; charset=utf-32', utf32le(ascii)],
       ['application/json; charset=latin1', utf16], // mislabelled: the NULs still show it
       ['application/json', utf16], // unlabelled
       ['application/json; charset=utf-8', Buffer.from(ascii, 'utf16le').swap16()], // UTF-16BE

@@ -198,27 +198,36 @@ describe.skipIf(!onPostgres)('replica writes (PostgreSQL)', () => {
   it('a catch-up and a write waiting behind it outlast the idle-transaction timeout; they are not idle', async () => {
     const temp = tempDir();
     // PostgreSQL ends a session idle in a transaction this long (a node frozen mid-write).
-    const node = openStore({ dataDir: temp.dir, databaseUrl: store.databaseUrl, idleTransactionTimeoutMs: 1000 });
+    const node = openStore({ dataDir: temp.dir, databaseUrl: store.databaseUrl, idleTransactionTimeoutMs: 1500 });
     node.useLogger?.({ warn() {} });
+    const [applyBegan, applying] = signal();
     let applies = 0;
+    let applyEnded = 0;
     const local = slowLocalCopy(async () => {
-      // The catch-up's page of a long backlog, applied locally under applyLock, 2.5 timeouts long.
-      if (applies++ === 0) await new Promise((resolve) => setTimeout(resolve, 2500));
+      if (applies++ > 0) return;
+      applying();
+      // The catch-up's page of a long backlog, applied locally under applyLock: 2 timeouts and more.
+      await new Promise((resolve) => setTimeout(resolve, 3500));
+      applyEnded = Date.now();
     });
-    const replica = new Replica('idx', node.db, local, { error() {} }, 300);
+    const replica = new Replica('idx', node.db, local, { error() {} }, 200);
     try {
       const head = (await replica.head())?.seq ?? 0;
       const catchUp = replica.sync(head + 1).then(
         () => 'caught up',
         (error) => `failed: ${error.message}`,
       );
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await applyBegan;
       // Holds the head lock while it waits for applyLock, as a write does behind a catch-up.
       const write = replica
-        .write(async (_trx, locked) => ({ result: 'written', changes: [], fromSeq: locked.seq, toSeq: locked.seq }))
+        .write(async (_trx, locked) => ({
+          result: `written ${Date.now() >= applyEnded && applyEnded > 0 ? 'after' : 'before'} the apply`,
+          changes: [],
+          fromSeq: locked.seq,
+          toSeq: locked.seq,
+        }))
         .catch((error) => `failed: ${error.message}`);
-      expect(await Promise.all([catchUp, write])).toEqual(['caught up', 'written']);
-      expect(applies).toBeGreaterThan(0);
+      expect(await Promise.all([catchUp, write])).toEqual(['caught up', 'written after the apply']);
     } finally {
       await node.close();
       temp.remove();

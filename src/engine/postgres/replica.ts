@@ -1,4 +1,4 @@
-import { type Kysely, sql, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { AppError } from '../../errors.js';
 import type { DB } from '../../store/schema.js';
 import type { StoreChange } from '../embedded/document-store.js';
@@ -50,7 +50,7 @@ export class Replica {
     private readonly db: Kysely<DB>,
     private readonly local: EmbeddedEngine,
     private readonly logger: ReplicaLogger,
-    /** How often a waiting write transaction shows PostgreSQL it is alive (see withHeartbeat). */
+    /** How often a waiting transaction shows PostgreSQL it is alive (see withHeartbeat). */
     private readonly heartbeatMs = HEARTBEAT_MS,
   ) {}
 
@@ -97,16 +97,18 @@ export class Replica {
       await this.db
         .transaction()
         .setIsolationLevel('repeatable read')
-        .execute(async (trx) => {
-          // It may wait for applyLock and then page through a long backlog, idle between pages as
-          // PostgreSQL sees it; it holds no lock, so the server need not end it (see store/database.ts).
-          // SET takes no snapshot.
-          await sql`set local idle_in_transaction_session_timeout = 0`.execute(trx);
-          await this.applyLock.run(async () => {
-            target.sealed = true; // the snapshot begins with pull's first query
-            if (this.watermark === undefined || this.watermark < target.head) await this.pull(trx, index);
-          });
-        });
+        .execute((trx) =>
+          // It may wait for applyLock, then page through a long backlog: idle, as PostgreSQL sees it.
+          withHeartbeat(
+            trx,
+            () =>
+              this.applyLock.run(async () => {
+                target.sealed = true; // the snapshot begins with pull's first query
+                if (this.watermark === undefined || this.watermark < target.head) await this.pull(trx, index);
+              }),
+            this.heartbeatMs,
+          ),
+        );
     });
   }
 

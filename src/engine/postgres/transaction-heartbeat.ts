@@ -2,16 +2,18 @@ import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../store/schema.js';
 
 /**
- * How often a write transaction that waits on this node sends PostgreSQL a statement: well inside
- * the idle-in-transaction timeout (60 s, see store/database.ts) that ends the session of a node
- * frozen mid-write.
+ * How often a transaction that waits on this node sends PostgreSQL a statement: well inside the
+ * idle-in-transaction timeout (60 s, see store/database.ts) that ends the session of a node frozen
+ * mid-write or mid-read.
  */
 export const HEARTBEAT_MS = 15_000;
 
 /**
- * Runs `work` in `trx` and meanwhile sends `SELECT 1` every `intervalMs`. A write holds its
+ * Runs `work` in `trx` and meanwhile sends a statement every `intervalMs`. A write holds its
  * index's head lock while it waits for the local copy (behind a catch-up of any length) or applies
- * a backlog page by page; to PostgreSQL that wait looks idle, like a frozen node's, which it ends.
+ * a backlog page by page, and a catch-up holds its snapshot while it does; to PostgreSQL those
+ * waits look idle, like a frozen node's, which it ends. The beat is a SHOW, which takes no
+ * snapshot: a repeatable-read transaction's snapshot still begins at the work's first query.
  * Statements on one connection run in order, so a beat only ever waits behind the work's own.
  */
 export async function withHeartbeat<T>(
@@ -20,9 +22,18 @@ export async function withHeartbeat<T>(
   intervalMs = HEARTBEAT_MS,
 ): Promise<T> {
   let beat: Promise<unknown> = Promise.resolve();
-  // A failed beat needs no report: the connection is gone, and the work's next statement fails.
+  let beating = false;
+  // A failed beat needs no report: the connection is gone, or the transaction failed, and the
+  // work's own statements say so. One at a time: beats queued behind a long statement add nothing.
   const timer = setInterval(() => {
-    beat = sql`select 1`.execute(trx).catch(() => undefined);
+    if (beating) return;
+    beating = true;
+    beat = sql`show server_version`
+      .execute(trx)
+      .catch(() => undefined)
+      .finally(() => {
+        beating = false;
+      });
   }, intervalMs);
   try {
     return await work();

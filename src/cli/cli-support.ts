@@ -12,6 +12,14 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
+/**
+ * For the commands that only read the store: a SQLite file that does not exist (see
+ * `missingStoreFile`) is not created, since an empty store would only hide a wrong directory.
+ */
+export function noStoreError(file: string): UsageError {
+  return new UsageError(`no store at ${file}: give the --data-dir the server runs with`);
+}
+
 /** A failure the command has already explained on stderr; only sets the exit code (1). */
 export class ReportedFailure extends Error {
   override readonly name = 'ReportedFailure';

@@ -1,9 +1,5 @@
 import pg from 'pg';
-
-/** Where the listener reports trouble (pino-compatible subset). */
-interface ListenerLogger {
-  warn(obj: object, msg?: string): void;
-}
+import type { StoreLogger } from './database.js';
 
 const RECONNECT_MIN_MS = 250;
 const RECONNECT_MAX_MS = 10_000;
@@ -20,7 +16,7 @@ export async function listenForever(
   channel: string,
   onMessage: (payload: string) => void,
   onReconnect: () => void,
-  logger: ListenerLogger = { warn() {} },
+  logger: StoreLogger = { warn() {} },
 ): Promise<() => Promise<void>> {
   let client: pg.Client | undefined;
   let stopped = false;

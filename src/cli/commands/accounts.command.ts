@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import type { AccountService } from '../../services/account.service.js';
 import { systemClock } from '../../services/clock.js';
-import { addStoreOptions, configFrom, printJson, UsageError } from '../cli-support.js';
+import { addStoreOptions, configFrom, noStoreError, printJson } from '../cli-support.js';
 
 interface StoreFlags {
   dataDir?: string;
@@ -24,9 +24,8 @@ async function withAccounts<T>(
     import('../../store/database.js'),
     import('../../store/read-cache.js'),
   ]);
-  // A listing creates no store: an empty one would only hide a wrong directory.
   const missing = readOnly ? missingStoreFile(config) : undefined;
-  if (missing) throw new UsageError(`no store at ${missing}: give the --data-dir the server runs with`);
+  if (missing) throw noStoreError(missing);
   const store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   try {
     // So that the CLI also works on a data dir no server has started on yet.

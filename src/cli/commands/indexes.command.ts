@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { indexUrls } from '../../services/index-urls.js';
-import { addStoreOptions, configFrom, printJson, UsageError } from '../cli-support.js';
+import { addStoreOptions, configFrom, noStoreError, printJson, UsageError } from '../cli-support.js';
 import { addRemoteIndexCommands, listIndexesRemote } from '../remote/commands/indexes.command.js';
 import { addRemoteOptions, remoteFlags, resolveCredentials } from '../remote/remote-context.js';
 
@@ -48,14 +48,13 @@ async function listIndexesLocal(flags: ListFlags, asked: boolean): Promise<void>
       import('../../store/database.js'),
       import('../../store/repositories/search-index.repository.js'),
     ]);
-  // A listing creates no store: an empty one here would only hide a wrong directory.
   const missing = missingStoreFile(config);
-  if (missing && !asked) {
+  if (missing && asked) throw noStoreError(missing);
+  if (missing) {
     throw new UsageError(
       `no server URL (--url, SEARCHPLANE_URL or \`searchplane login\`) and no store at ${missing} (--data-dir)`,
     );
   }
-  if (missing) throw new UsageError(`no store at ${missing}: give the --data-dir the server runs with`);
   const base = config.publicUrl ?? `http://${config.host}:${config.port}`;
   const store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   try {

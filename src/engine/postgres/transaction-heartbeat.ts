@@ -21,18 +21,16 @@ export async function withHeartbeat<T>(
   work: () => Promise<T>,
   intervalMs = HEARTBEAT_MS,
 ): Promise<T> {
-  let beat: Promise<unknown> = Promise.resolve();
-  let beating = false;
+  /** The beat in flight, if any. */
+  let beat: Promise<unknown> | undefined;
   // A failed beat needs no report: the connection is gone, or the transaction failed, and the
   // work's own statements say so. One at a time: beats queued behind a long statement add nothing.
   const timer = setInterval(() => {
-    if (beating) return;
-    beating = true;
-    beat = sql`show server_version`
+    beat ??= sql`show server_version`
       .execute(trx)
       .catch(() => undefined)
       .finally(() => {
-        beating = false;
+        beat = undefined;
       });
   }, intervalMs);
   try {

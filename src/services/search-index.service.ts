@@ -159,7 +159,7 @@ export class SearchIndexService {
    * `record_head`, its data's last change number read in the same query (never cached there).
    */
   findByEndpoint(endpoint: string): Promise<(SearchIndexRow & { record_head?: number }) | undefined> {
-    if (this.store.dialect === 'postgres') return repo.findSearchIndexWithHeadByEndpoint(this.store.db, endpoint);
+    if (this.store.dialect === 'postgres') return repo.findSearchIndexWithHeadByEndpoint(this.store, endpoint);
     return this.byEndpoint.get(endpoint, () => repo.findSearchIndexByEndpoint(this.store.db, endpoint));
   }
 

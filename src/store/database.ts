@@ -22,6 +22,13 @@ export interface Store {
   changeToken(): string | undefined;
   /** PostgreSQL only: LISTEN on a channel (with reconnection) for notifications from other nodes. */
   listen?(channel: string, onMessage: (payload: string) => void, onReconnect: () => void): Promise<() => Promise<void>>;
+  /**
+   * PostgreSQL only: runs `sql` as the named prepared statement `name`, parsed and planned once per
+   * connection rather than on every call (for the statement every data-plane request runs). When the
+   * server cannot keep it (a pooler in transaction mode, or a newer node's migration changed what
+   * `sql` returns), it warns once and runs statements unnamed from then on.
+   */
+  prepared?<R>(name: string, sql: string, parameters: readonly unknown[]): Promise<R[]>;
   /** Connection counts of the PostgreSQL pool, for metrics; absent on SQLite (no pool). */
   poolStats?(): PoolStats;
   /**
@@ -125,10 +132,23 @@ function openPostgres(connectionString: string, max: number, idleTransactionTime
   });
   pool.on('error', () => {}); // an idle client's error, reported above
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  let preparing = true;
   return {
     db,
     dialect: 'postgres',
     changeToken: () => undefined,
+    prepared: async <R>(name: string, sql: string, parameters: readonly unknown[]) => {
+      if (preparing) {
+        try {
+          return (await pool.query({ name, text: sql, values: [...parameters] })).rows as R[];
+        } catch (error) {
+          if (!PREPARED_STATEMENT_LOST.has((error as { code?: string }).code ?? '')) throw error;
+          preparing = false;
+          reporter.warn({ err: safeError(error as Error) }, 'prepared statements fail here; running them unprepared');
+        }
+      }
+      return (await pool.query(sql, [...parameters])).rows as R[];
+    },
     listen: (channel, onMessage, onReconnect) =>
       listenForever(connectionString, channel, onMessage, onReconnect, reporter),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
@@ -138,6 +158,13 @@ function openPostgres(connectionString: string, max: number, idleTransactionTime
     close: () => db.destroy(),
   };
 }
+
+/**
+ * What PostgreSQL answers when a connection's prepared statement is gone or stale: 26000 and 42P05
+ * behind a pooler that hands each transaction another server connection, 0A000 ("cached plan must
+ * not change result type") once a column was added to a table the statement selects with `*`.
+ */
+const PREPARED_STATEMENT_LOST = new Set(['26000', '42P05', '0A000']);
 
 const stderrLogger: StoreLogger = {
   warn: (obj, msg) => {

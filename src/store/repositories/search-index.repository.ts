@@ -1,4 +1,5 @@
-import type { Kysely, Transaction } from 'kysely';
+import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
+import type { Store } from '../database.js';
 import type { DB, SearchIndexesTable } from '../schema.js';
 
 type Executor = Kysely<DB> | Transaction<DB>;
@@ -36,13 +37,31 @@ export type SearchIndexRowWithHead = SearchIndexRow & { record_head: number };
 /**
  * PostgreSQL mode: the index behind an endpoint together with its data's head (index_heads, a
  * table of that mode only), in one statement, so a data-plane read needs no second query to know
- * which changes its node's replica must hold.
+ * which changes its node's replica must hold. Every data-plane request runs it, so its SQL is built
+ * once per database and runs as a prepared statement.
  */
 export async function findSearchIndexWithHeadByEndpoint(
-  db: Executor,
+  store: Pick<Store, 'db' | 'prepared'>,
   endpoint: string,
 ): Promise<SearchIndexRowWithHead | undefined> {
-  const row = await db
+  let text = withHeadSql.get(store.db);
+  if (text === undefined) {
+    text = withHeadQuery(store.db, endpoint).compile().sql;
+    withHeadSql.set(store.db, text);
+  }
+  const [row] = store.prepared
+    ? await store.prepared<SearchIndexRowWithHead>(WITH_HEAD_STATEMENT, text, [endpoint])
+    : (await store.db.executeQuery(CompiledQuery.raw(text, [endpoint]) as CompiledQuery<SearchIndexRowWithHead>)).rows;
+  if (!row) return undefined;
+  return { ...row, record_head: Number(row.record_head ?? 0) };
+}
+
+const WITH_HEAD_STATEMENT = 'searchplane_index_with_head_by_endpoint';
+/** The statement's SQL for each database (the dialect decides its text). */
+const withHeadSql = new WeakMap<Kysely<DB>, string>();
+
+function withHeadQuery(db: Kysely<DB>, endpoint: string) {
+  return db
     .selectFrom('search_indexes')
     .selectAll('search_indexes')
     .select((eb) =>
@@ -52,10 +71,7 @@ export async function findSearchIndexWithHeadByEndpoint(
         .whereRef('index_heads.index_id', '=', 'search_indexes.id')
         .as('record_head'),
     )
-    .where('search_indexes.endpoint', '=', endpoint)
-    .executeTakeFirst();
-  if (!row) return undefined;
-  return { ...row, record_head: Number(row.record_head ?? 0) };
+    .where('search_indexes.endpoint', '=', endpoint);
 }
 
 export function listSearchIndexes(db: Executor, customerId: string): Promise<SearchIndexRow[]> {

@@ -82,64 +82,65 @@ describe.each(VARIANTS)('$name', ({ env }) => {
 });
 
 /**
- * Known bug, found by the model-based test (MODEL_SEED=9 MODEL_RUNS=250 MODEL_COMMANDS=60 on
- * PostgreSQL). A node that catches up by replaying the change log learns namespaces only from the
- * documents it replays: a namespace created and then emptied (reset, or its documents deleted)
- * while the node was behind is missing from that node's list-namespaces and info, while the node
- * that took the writes (and any node that rebuilds from PostgreSQL) lists it. README: a write
- * acknowledged by any node is visible on every node at once. Remove `.fails` once fixed.
+ * Found by the model (two PostgreSQL nodes): a node that catches up by replaying the change log
+ * learned namespaces only from the documents it replayed, so a namespace created and then emptied
+ * (reset, or its documents deleted) while the node was behind was missing from its list-namespaces
+ * and info. README: a write acknowledged by any node is visible on every node at once.
  */
-describe.skipIf(!process.env.TEST_DATABASE_URL)('known bug (PostgreSQL, two nodes)', () => {
-  type App = Awaited<ReturnType<typeof buildApp>>;
-  let cluster: Awaited<ReturnType<typeof createCluster>>;
-  let store: ReturnType<typeof openStore>;
-  let writer: App;
-  let restarted: App | undefined;
-  let ask: (app: App, route: string, body?: unknown) => Promise<any>;
-  const counts = (info: { namespaces: Record<string, { vectorCount: number }> }) =>
-    Object.fromEntries(Object.entries(info.namespaces).map(([name, ns]) => [name, ns.vectorCount]));
+describe.skipIf(!process.env.TEST_DATABASE_URL)(
+  'namespaces emptied while a node was behind (PostgreSQL, two nodes)',
+  () => {
+    type App = Awaited<ReturnType<typeof buildApp>>;
+    let cluster: Awaited<ReturnType<typeof createCluster>>;
+    let store: ReturnType<typeof openStore>;
+    let writer: App;
+    let restarted: App | undefined;
+    let ask: (app: App, route: string, body?: unknown) => Promise<any>;
+    const counts = (info: { namespaces: Record<string, { vectorCount: number }> }) =>
+      Object.fromEntries(Object.entries(info.namespaces).map(([name, ns]) => [name, ns.vectorCount]));
 
-  // Node A catches up, stops; node B creates and empties two namespaces; node A restarts on its data dir.
-  beforeAll(async () => {
-    cluster = await createCluster(2);
-    const [a, b] = cluster.nodes;
-    writer = b.app;
-    store = openStore({ dataDir: a.dataDir, databaseUrl: cluster.store.databaseUrl });
-    const index = await createIndex(a.app, await createAccount(a.app));
-    ask = async (app, route, body) => {
-      const response = await callIndex(app, index.endpoint, route, index.token, body);
-      expect(response.statusCode, `${route}: ${response.body}`).toBe(200);
-      return json(response).result;
-    };
-    await ask(b.app, 'upsert-data/books', [{ id: 'x', content: { t: 'one' } }]);
-    expect(await ask(a.app, 'list-namespaces')).toEqual(['books']);
-    await a.app.close();
-    await ask(b.app, 'upsert-data', [{ id: 'y', content: { t: 'two' } }]);
-    await ask(b.app, 'reset');
-    await ask(b.app, 'upsert-data/notes', [{ id: 'z', content: { t: 'three' } }]);
-    await ask(b.app, 'delete/notes', { ids: ['z'] });
-    restarted = await buildApp({ config: a.config, store, logger: false });
-    await restarted.ready();
-  });
-  afterAll(async () => {
-    await restarted?.close();
-    await store?.close();
-    await cluster?.close();
-  });
+    // Node A catches up, stops; node B creates and empties two namespaces; node A restarts on its data dir.
+    beforeAll(async () => {
+      cluster = await createCluster(2);
+      const [a, b] = cluster.nodes;
+      writer = b.app;
+      store = openStore({ dataDir: a.dataDir, databaseUrl: cluster.store.databaseUrl });
+      const index = await createIndex(a.app, await createAccount(a.app));
+      ask = async (app, route, body) => {
+        const response = await callIndex(app, index.endpoint, route, index.token, body);
+        expect(response.statusCode, `${route}: ${response.body}`).toBe(200);
+        return json(response).result;
+      };
+      await ask(b.app, 'upsert-data/books', [{ id: 'x', content: { t: 'one' } }]);
+      expect(await ask(a.app, 'list-namespaces')).toEqual(['books']);
+      await a.app.close();
+      await ask(b.app, 'upsert-data', [{ id: 'y', content: { t: 'two' } }]);
+      await ask(b.app, 'reset');
+      await ask(b.app, 'upsert-data/notes', [{ id: 'z', content: { t: 'three' } }]);
+      await ask(b.app, 'delete/notes', { ids: ['z'] });
+      restarted = await buildApp({ config: a.config, store, logger: false });
+      await restarted.ready();
+    });
+    afterAll(async () => {
+      await restarted?.close();
+      await store?.close();
+      await cluster?.close();
+    });
 
-  test('the node that took the writes lists both emptied namespaces', async () => {
-    expect((await ask(writer, 'list-namespaces')).sort()).toEqual(['', 'books', 'notes']);
-    expect(counts(await ask(writer, 'info'))).toEqual({ '': 0, books: 1, notes: 0 });
-  });
+    test('the node that took the writes lists both emptied namespaces', async () => {
+      expect((await ask(writer, 'list-namespaces')).sort()).toEqual(['', 'books', 'notes']);
+      expect(counts(await ask(writer, 'info'))).toEqual({ '': 0, books: 1, notes: 0 });
+    });
 
-  test('the restarted node answers, with the namespace that holds a document', async () => {
-    expect(await ask(restarted!, 'list-namespaces')).toContain('books');
-    expect(counts(await ask(restarted!, 'info')).books).toBe(1);
-  });
+    test('the restarted node answers, with the namespace that holds a document', async () => {
+      expect(await ask(restarted!, 'list-namespaces')).toContain('books');
+      expect(counts(await ask(restarted!, 'info')).books).toBe(1);
+    });
 
-  // Fails: the restarted node answers ['books'] and {books: 1}.
-  test.fails('the restarted node lists them too', async () => {
-    expect((await ask(restarted!, 'list-namespaces')).sort()).toEqual(['', 'books', 'notes']);
-    expect(counts(await ask(restarted!, 'info'))).toEqual({ '': 0, books: 1, notes: 0 });
-  });
-});
+    // Failed before the fix: the restarted node answered ['books'] and {books: 1}.
+    test('the restarted node lists them too', async () => {
+      expect((await ask(restarted!, 'list-namespaces')).sort()).toEqual(['', 'books', 'notes']);
+      expect(counts(await ask(restarted!, 'info'))).toEqual({ '': 0, books: 1, notes: 0 });
+    });
+  },
+);

@@ -312,10 +312,34 @@ export async function readChanges(
       });
       cursor = seq;
     }
-    if (last) while (nextRemoval < removals.length) page.push(removals[nextRemoval++].change);
+    if (last) {
+      while (nextRemoval < removals.length) page.push(removals[nextRemoval++].change);
+      page.push(...(await namespacesRemovedFrom(db, indexId, removals)));
+    }
     await apply(page, { first, last, read });
     if (last) return read;
   }
+}
+
+/**
+ * The namespaces that the replayed removals name and that exist at the head, as changes that
+ * create them. Replay skips a removal in a namespace the reader does not have, and one created and
+ * emptied after its position (its documents' rows gone) would otherwise never reach it.
+ */
+async function namespacesRemovedFrom(
+  db: Executor,
+  indexId: string,
+  removals: { change: StoreChange }[],
+): Promise<StoreChange[]> {
+  const named = [...new Set(removals.map((removal) => removal.change.namespace))];
+  if (named.length === 0) return [];
+  const rows = await db
+    .selectFrom('index_namespaces')
+    .select('namespace')
+    .where('index_id', '=', indexId)
+    .where('namespace', 'in', named)
+    .execute();
+  return rows.map((row) => ({ kind: 'namespace', namespace: row.namespace }));
 }
 
 /** Removes all data of an index from the record. */

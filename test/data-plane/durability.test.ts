@@ -66,7 +66,7 @@ test('documents, namespaces, tokens and usage survive a graceful restart', async
     before.search,
   );
   expect(await again.index('films').fetch(['f1'])).toEqual([{ id: 'f1', content: { title: 'Alien' } }]);
-  expect((await again.listIndexes()).sort()).toEqual(['books', 'films']);
+  expect((await again.listIndexes()).sort()).toEqual(['', 'books', 'films']);
   const readOnly = sdkClient(second.url, index.endpoint, index.read_only_token);
   expect(await readOnly.index('books').fetch(['doc-00002'])).toHaveLength(1);
 

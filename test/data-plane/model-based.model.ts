@@ -107,8 +107,8 @@ function authorOf(v: Version): string | undefined {
 export interface Model {
   /**
    * Existing namespaces: created by an upsert, kept by reset and by deleting their last document,
-   * removed by delete-namespace. The default namespace too: like the others, it is listed (by
-   * list-namespaces and info) only once written to, which the README leaves open.
+   * removed by delete-namespace. The default namespace (`""`) exists from the start and cannot be
+   * deleted: list-namespaces and info always list it.
    */
   namespaces: Map<string, Map<string, Version>>;
   /** Words of versions replaced or removed since: no search may find them again. */
@@ -116,7 +116,7 @@ export interface Model {
   nextVersion: number;
 }
 
-export const emptyModel = (): Model => ({ namespaces: new Map(), retired: [], nextVersion: 0 });
+export const emptyModel = (): Model => ({ namespaces: new Map([['', new Map()]]), retired: [], nextVersion: 0 });
 
 export function docsOf(model: Model, namespace: string): Map<string, Version> {
   return model.namespaces.get(namespace) ?? new Map();

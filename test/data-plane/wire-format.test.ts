@@ -123,6 +123,19 @@ describe('request forms', () => {
     expect(info.namespaces['']).toEqual({ vectorCount: 1, pendingVectorCount: expect.any(Number) });
   });
 
+  test('the default namespace "" exists from the start: listed before any write, and after a reset', async () => {
+    const fresh = (await createAccountWithIndex(ctx.app)).index;
+    const list = async () => json(await callIndex(ctx.app, fresh.endpoint, 'list-namespaces', fresh.token)).result;
+    const info = async () => json(await callIndex(ctx.app, fresh.endpoint, 'info', fresh.token)).result;
+    expect(await list()).toEqual(['']);
+    expect((await info()).namespaces).toEqual({ '': { vectorCount: 0, pendingVectorCount: 0 } });
+    await callIndex(ctx.app, fresh.endpoint, 'upsert-data/other', fresh.token, [{ id: 'o', content: { t: 'x' } }]);
+    expect([...(await list())].sort()).toEqual(['', 'other']);
+    expect(Object.keys((await info()).namespaces).sort()).toEqual(['', 'other']);
+    expect((await callIndex(ctx.app, fresh.endpoint, 'reset', fresh.token)).statusCode).toBe(200);
+    expect((await info()).namespaces['']).toEqual({ vectorCount: 0, pendingVectorCount: 0 });
+  });
+
   test('namespace names are URL-decoded', async () => {
     await callIndex(ctx.app, index.endpoint, 'upsert-data/caf%C3%A9%20menu', index.token, [
       { id: 'x', content: { t: 'y' } },

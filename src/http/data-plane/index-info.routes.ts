@@ -33,7 +33,10 @@ export const indexInfoRoutes: FastifyPluginAsyncTypebox<{ service: DataPlaneServ
       method,
       url: '/list-namespaces',
       config: { dataPlaneRoute: 'list-namespaces' },
-      schema: dataPlaneSchema('Names of the namespaces', { operationId, response: { 200: resultOf('string[]') } }),
+      schema: dataPlaneSchema('Names of the namespaces, the default one ("") always among them', {
+        operationId,
+        response: { 200: resultOf('string[]') },
+      }),
       handler: async (request) => envelope(await service.listNamespaces(callerOf(request))),
     });
   }

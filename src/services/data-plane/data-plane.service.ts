@@ -204,12 +204,19 @@ export class DataPlaneService {
 
   async info(caller: DataPlaneCaller): Promise<IndexInfo> {
     await this.quotas.admit(caller, 'none');
-    return (await this.open(caller)).info();
+    const info = await (await this.open(caller)).info();
+    if (info.namespaces[''] !== undefined) return info;
+    return { ...info, namespaces: { '': { vectorCount: 0, pendingVectorCount: 0 }, ...info.namespaces } };
   }
 
+  /**
+   * The namespaces' names, the default one (`""`) always among them: every index has it, as in
+   * the API we mirror, although the store holds a namespace only from its first write.
+   */
   async listNamespaces(caller: DataPlaneCaller): Promise<string[]> {
     await this.quotas.admit(caller, 'none');
-    return (await this.open(caller)).listNamespaces();
+    const names = await (await this.open(caller)).listNamespaces();
+    return names.includes('') ? names : ['', ...names];
   }
 
   /**

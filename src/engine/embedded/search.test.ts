@@ -74,6 +74,31 @@ describe('hybrid search', () => {
     expect(best.score).toBe(1); // full-text scores are relative to the best match
   });
 
+  it('with a filter, full-text scores are relative to the best match the filter lets through', async () => {
+    await index.upsert(
+      '',
+      [
+        { id: 'strong', content: { t: 'apple apple apple', kept: false } },
+        { id: 'weak', content: { t: 'apple pie with cream and cinnamon', kept: true } },
+        {
+          id: 'weaker',
+          content: { t: 'apple pie with cream, cinnamon, nutmeg, sugar and butter', kept: true },
+        },
+      ],
+      NO_LIMIT,
+    );
+    const hits = async (filter?: string) =>
+      (await index.search('', searchRequest('apple', { semanticWeight: 0, filter }))).hits;
+    const unfiltered = await hits();
+    expect(unfiltered.map((hit) => hit.id)).toEqual(['strong', 'weak', 'weaker']);
+    expect(unfiltered[0].score).toBe(1);
+    expect(unfiltered[1].score).toBeLessThan(1);
+    const filtered = await hits('kept = true');
+    expect(filtered.map((hit) => hit.id)).toEqual(['weak', 'weaker']);
+    expect(filtered[0].score).toBe(1);
+    expect(filtered[1].score / filtered[0].score).toBeCloseTo(unfiltered[2].score / unfiltered[1].score, 6);
+  });
+
   it('makes documents searchable as soon as upsert returns, before indexing', async () => {
     await engine.close();
     engine = testEngine(temp.dir, { indexingBatchSize: 1 });

@@ -124,7 +124,10 @@ async function basicAuthPlugin(app: FastifyInstance, options: BasicAuthOptions):
   app.decorateRequest('accountEmail', '');
   // A callback hook, so that a key verified moments ago (every request of a busy client) costs
   // no promise: this runs before every management request.
-  app.addHook('onRequest', (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
+  app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    // Answers carry index tokens and account data: no cache (a browser's included) may keep them.
+    // Set here rather than in a hook of its own, which would cost every request a hook call.
+    reply.header('cache-control', 'no-store');
     const header = request.headers.authorization;
     // The header a client sent a minute ago with a good key: one digest instead of parsing it
     // and digesting its key, with the same throttle check and outcome as the full path below.

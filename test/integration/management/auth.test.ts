@@ -72,6 +72,26 @@ describe('HTTP Basic authentication', () => {
     expect((await injectAs(ctx.app, 'GET', '/v2/search', basic(other.email, rotated.api_key))).statusCode).toBe(200);
   });
 
+  test('answers carrying tokens are marked Cache-Control: no-store (create, list, get, and on the cached path)', async () => {
+    const created = await injectAs(ctx.app, 'POST', '/v2/search', account.auth, {
+      name: 'no-store',
+      region: 'us-central1',
+      type: 'payg',
+    });
+    const { id } = json(created);
+    const answers = [
+      created,
+      await injectAs(ctx.app, 'GET', '/v2/search', account.auth),
+      await injectAs(ctx.app, 'GET', `/v2/search/${id}`, account.auth),
+      // The same header again: verified from the memo of recently verified headers.
+      await injectAs(ctx.app, 'GET', `/v2/search/${id}`, account.auth),
+    ];
+    for (const response of answers) {
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['cache-control']).toBe('no-store');
+    }
+  });
+
   test('keys are stored hashed, never in clear', async () => {
     const row = await ctx.store.db
       .selectFrom('accounts')

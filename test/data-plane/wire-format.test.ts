@@ -211,6 +211,32 @@ describe('request forms', () => {
     expect(unknown.statusCode).toBe(404);
     expect(json(unknown).status).toBe(404);
   });
+
+  test('reset?all=false and ?all=0 reset only their namespace; ?all=true every one; another value is refused', async () => {
+    const counts = async () =>
+      Object.fromEntries(
+        Object.entries(json(await callIndex(ctx.app, index.endpoint, 'info', index.token)).result.namespaces).map(
+          ([name, ns]) => [name, (ns as { vectorCount: number }).vectorCount],
+        ),
+      );
+    const fill = async () => {
+      for (const ns of ['keep', 'wipe'])
+        await callIndex(ctx.app, index.endpoint, `upsert-data/${ns}`, index.token, [{ id: ns, content: { t: 'x' } }]);
+    };
+    await fill();
+    for (const all of ['false', '0']) {
+      expect(json(await callIndex(ctx.app, index.endpoint, `reset/wipe?all=${all}`, index.token))).toEqual({
+        result: 'Success',
+      });
+      expect(await counts()).toMatchObject({ keep: 1, wipe: 0 });
+      await fill();
+    }
+    const refused = await callIndex(ctx.app, index.endpoint, 'reset/wipe?all=yes', index.token);
+    expect([refused.statusCode, json(refused).code]).toEqual([400, 'invalid_request']);
+    expect(await counts()).toMatchObject({ keep: 1, wipe: 1 });
+    await callIndex(ctx.app, index.endpoint, 'reset/wipe?all=true', index.token);
+    expect(await counts()).toMatchObject({ keep: 0, wipe: 0 });
+  });
 });
 
 describe('host-based routing (SEARCHPLANE_DATA_DOMAIN)', () => {

@@ -1,7 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { DocumentInput } from '../../engine/contract.js';
 import type { DataPlaneService, RangeInput } from '../../services/data-plane/data-plane.service.js';
-import { DeleteBody, FetchBody, RangeBody, ResetQuery, resultOf, UpsertBody } from '../schemas/data-plane.schemas.js';
+import {
+  DeleteBody,
+  FetchBody,
+  RangeBody,
+  ResetQuery,
+  resetsAll,
+  resultOf,
+  UpsertBody,
+} from '../schemas/data-plane.schemas.js';
 import { callerOf, dataPlaneSchema, envelope, namespacedUrls, namespaceOf } from './data-plane-request.js';
 
 /**
@@ -60,7 +68,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ service: DataPlaneServi
       response: { 200: resultOf('"Success"') },
     });
     app.post(url, { schema, config: { dataPlaneRoute: 'reset' } }, async (request) =>
-      envelope(await service.reset(callerOf(request), namespaceOf(request), request.query.all !== undefined)),
+      envelope(await service.reset(callerOf(request), namespaceOf(request), resetsAll(request.query.all))),
     );
   }
 

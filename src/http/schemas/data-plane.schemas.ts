@@ -86,8 +86,21 @@ export const RangeBody = Type.Object({
 });
 
 export const ResetQuery = Type.Object({
-  all: Type.Optional(Type.String({ description: 'Present (`reset?all`): reset every namespace' })),
+  all: Type.Optional(
+    Type.Union(
+      ['', 'true', '1', 'false', '0'].map((value) => Type.Literal(value)),
+      {
+        description:
+          '`reset?all` (as the SDK sends it), `all=true` or `all=1`: reset every namespace; `all=false` or `all=0`: only this one',
+      },
+    ),
+  ),
 });
+
+/** Whether a reset's `?all` asks for every namespace (absent, `false` and `0` do not). */
+export function resetsAll(all: string | undefined): boolean {
+  return all === '' || all === 'true' || all === '1';
+}
 
 /** The success envelope `{"result": ...}`. */
 export const resultOf = (description: string) =>

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { createTestStore, type TestStore } from '../../test/helpers/store.js';
 import { ReadCache } from '../store/read-cache.js';
@@ -54,4 +55,19 @@ test('a flush trims usage older than the retention, keeping the rest', async () 
   meter.record('idx', { queries: 3 });
   await meter.flush();
   expect((await storedRows()).map((row) => row.queries)).toEqual([2, 3]);
+});
+
+test('after a failed flush (the store unreachable), the next flush writes everything, the failed counts included', async () => {
+  const { db } = testStore.store;
+  meter.record('idx', { queries: 1 });
+  // The table gone for a moment stands in for a store that cannot be reached.
+  await sql`ALTER TABLE usage_minutes RENAME TO usage_minutes_away`.execute(db);
+  await expect(meter.flush()).rejects.toThrow();
+  await sql`ALTER TABLE usage_minutes_away RENAME TO usage_minutes`.execute(db);
+  meter.record('idx', { queries: 2 });
+  await meter.flush();
+  expect((await storedRows()).map((row) => row.queries)).toEqual([3]);
+  meter.record('idx', { queries: 4 });
+  await meter.flush();
+  expect((await storedRows()).map((row) => row.queries)).toEqual([7]);
 });

@@ -95,7 +95,7 @@ export class UsageMeter {
 
   /** Writes everything recorded so far; concurrent calls are serialised. */
   flush(): Promise<void> {
-    this.flushChain = this.flushChain.then(async () => {
+    const run = this.flushChain.then(async () => {
       if (this.pending.size === 0) return;
       this.inFlight = this.pending;
       this.pending = new Map();
@@ -117,7 +117,10 @@ export class UsageMeter {
         await pruneUsageBefore(this.db, Math.floor(now / 1000) - USAGE_RETENTION_SECONDS);
       }
     });
-    return this.flushChain;
+    // A failure goes to this flush's caller only: chained as is, it would fail every later flush
+    // without running it, and the node would stop writing usage for good after one outage.
+    this.flushChain = run.catch(() => {});
+    return run;
   }
 
   async stop(): Promise<void> {

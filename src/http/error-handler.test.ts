@@ -21,4 +21,27 @@ describe('toAppError', () => {
     expect(error.code).toBe('internal_error');
     expect(error.message).toBe('Internal server error');
   });
+
+  it.each([
+    ['a refused connection', Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })],
+    ['PostgreSQL shutting down', Object.assign(new Error('the database system is shutting down'), { code: '57P03' })],
+    [
+      'a terminated session',
+      Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
+    ],
+    ['a connection exception (class 08)', Object.assign(new Error('connection failure'), { code: '08006' })],
+    ['a connection lost without a code', new Error('Connection terminated unexpectedly')],
+    ['SQLite busy', Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' })],
+    ['one wrapped in another error', new Error('query failed', { cause: new Error('Connection terminated') })],
+  ])('answers the store unreachable (%s) with 503 and Retry-After, without its details', (_label, cause) => {
+    const error = toAppError(cause);
+    expect([error.status, error.code]).toEqual([503, 'service_unavailable']);
+    expect(error.headers).toEqual({ 'retry-after': '1' });
+    expect(error.message).not.toContain(cause.message);
+  });
+
+  it('keeps a failing statement (not a connection) internal', () => {
+    const error = toAppError(Object.assign(new Error('relation "x" does not exist'), { code: '42P01' }));
+    expect([error.status, error.code]).toEqual([500, 'internal_error']);
+  });
 });

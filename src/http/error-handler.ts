@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorDetail, errors, isOutOfDescriptors } from '../errors.js';
+import { isStoreUnavailable } from '../store/store-unavailable.js';
 
 /** Longest path parameter (namespace, id, endpoint) the router takes, in URL characters; longer is 414. */
 export const MAX_PARAM_LENGTH = 2048;
@@ -49,6 +50,12 @@ export function toAppError(error: unknown): AppError {
       return new AppError('uri_too_long', `A path segment is longer than ${MAX_PARAM_LENGTH} characters`);
   }
   if (isOutOfDescriptors(error)) return errors.outOfDescriptors(error);
+  if (isStoreUnavailable(error)) {
+    return new AppError('service_unavailable', 'The database cannot be reached; try again in a moment', {
+      headers: { 'retry-after': '1' },
+      cause: error,
+    });
+  }
   if (fastifyError.statusCode === 413) return new AppError('payload_too_large', 'The request body is too large');
   if (fastifyError.statusCode === 415) return new AppError('unsupported_media_type', 'Unsupported content type');
   if (fastifyError.statusCode === 400 && fastifyError.message?.includes('JSON')) {
@@ -73,6 +80,12 @@ function validationDetail(entry: NonNullable<FastifyError['validation']>[number]
 /** Builds a Fastify error handler that renders every failure with `render`. */
 export function createErrorHandler(render: ErrorRenderer) {
   return (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    if (isClientGone(error, request)) {
+      // The client closed the connection before its request was read: nobody gets an answer and
+      // nothing failed here, so no error line (anyone could fill the log with them).
+      request.log.info({ code: (error as { code?: unknown }).code }, 'client closed the connection mid-request');
+      return reply.code(400).send();
+    }
     const appError = toAppError(error);
     if (appError.status === 503) {
       // Unavailable for now (starting, an index closing, a model service down): expected and
@@ -88,4 +101,10 @@ export function createErrorHandler(render: ErrorRenderer) {
     }
     return reply.code(appError.status).type('application/json; charset=utf-8').send(render(appError, reply));
   };
+}
+
+/** An error from reading a request whose client hung up (Node's "aborted" while the body arrived). */
+function isClientGone(error: unknown, request: FastifyRequest): boolean {
+  const { code } = error as { code?: unknown };
+  return (code === 'ECONNRESET' || code === 'ECONNABORTED') && (request.raw.destroyed || request.raw.readableAborted);
 }

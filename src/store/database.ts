@@ -109,6 +109,14 @@ function openPostgres(connectionString: string, max: number, idleTransactionTime
     connectionString,
     max,
     idle_in_transaction_session_timeout: idleTransactionTimeoutMs,
+    // A database host that vanishes (a crash, a failover to another address, a cut network) sends
+    // no FIN or RST: without TCP keepalive a statement on such a connection waits forever (and a
+    // write holds its index's lock on this node meanwhile). Probes from 10 s idle end it once the
+    // host answers again with a reset, or after the system's probe count.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+    // An unreachable host is a 503 after 10 s, not after the system's minutes of SYN retries.
+    connectionTimeoutMillis: 10_000,
     // bigint columns hold counts and unix times that fit a JS number.
     types: {
       getTypeParser: (oid: number, format?: 'text' | 'binary') =>

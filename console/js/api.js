@@ -68,11 +68,21 @@ function base64(text) {
   return btoa(binary);
 }
 
-/** The management API (`/v2/...`) as the signed-in account. */
-export function managementApi(session) {
+/**
+ * The management API (`/v2/...`) as the signed-in account. `onUnauthorized(error)` runs on every
+ * 401 before it is thrown: from any call of the page, not only its first load, that means the key
+ * no longer works.
+ */
+export function managementApi(session, { onUnauthorized } = {}) {
   const authorization = `Basic ${base64(`${session.email}:${session.apiKey}`)}`;
-  const call = (method, path, body, signal) =>
-    request(`/v2${path}`, { method, headers: { authorization }, body, signal, plane: 'management' });
+  const call = async (method, path, body, signal) => {
+    try {
+      return await request(`/v2${path}`, { method, headers: { authorization }, body, signal, plane: 'management' });
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401) onUnauthorized?.(error);
+      throw error;
+    }
+  };
   return {
     get: (path, signal) => call('GET', path, undefined, signal),
     post: (path, body, signal) => call('POST', path, body, signal),
@@ -87,6 +97,7 @@ export function managementApi(session) {
 export function dataPlaneApi(record) {
   const authorization = `Bearer ${record.token}`;
   return async (route, namespace, body, signal) => {
+    if (!addressableNamespace(namespace)) throw new ApiError(UNADDRESSABLE_NAMESPACE, { plane: 'data' });
     const suffix = namespace ? `/${encodeURIComponent(namespace)}` : '';
     const url = `/indexes/${encodeURIComponent(record.endpoint)}/${route}${suffix}`;
     const data = await request(url, {
@@ -98,6 +109,19 @@ export function dataPlaneApi(record) {
     });
     return data?.result;
   };
+}
+
+export const UNADDRESSABLE_NAMESPACE =
+  'A namespace named "." or ".." cannot be used from a browser: browsers resolve it in the URL (even ' +
+  'written as %2E), so the request would reach another namespace or none. Reach it with a client that ' +
+  'sends the path unchanged, such as curl.';
+
+/**
+ * False for "." and "..": a browser's URL parsing turns `/route/.` into `/route/` (the default
+ * namespace) and `/route/..` into the parent path, so the console must not send them at all.
+ */
+export function addressableNamespace(namespace) {
+  return namespace !== '.' && namespace !== '..';
 }
 
 /** What this server told the console about itself (data domain, regions, plans, periods). */

@@ -41,21 +41,37 @@ async function route({ moveFocus }) {
     location.replace('#/indexes');
     return;
   }
+  const params = decodeParams(match.found.slice(1));
+  if (!params) {
+    // A hand-edited or truncated link (bad percent-encoding) names nothing that could exist.
+    location.replace('#/indexes');
+    return;
+  }
   markSection(match.section);
   replaceChildren(main, h('p', { class: 'loading' }, 'Loading…'));
+  // The key was rotated or the account removed since signing in: whichever call of the page finds
+  // out first (a page load, a rename, a period change…) signs out, unless that already happened.
+  const onUnauthorized = (error) => {
+    if (signal.aborted || loadSession()?.apiKey !== session.apiKey) return;
+    signOut(
+      `Signed out: the API key was refused (${error.message}). It may have been rotated; sign in with the current key.`,
+    );
+  };
   try {
     settings ??= await loadSettings();
-    const params = match.found.slice(1).map(decodeURIComponent);
-    await match.view({ main, api: managementApi(session), session, settings, signal, params });
+    await match.view({ main, api: managementApi(session, { onUnauthorized }), session, settings, signal, params });
     if (moveFocus && !signal.aborted) main.querySelector('h1')?.focus();
   } catch (error) {
     if (signal.aborted || error?.name === 'AbortError') return;
-    if (error instanceof ApiError && error.status === 401 && error.plane === 'management') {
-      // The key was rotated or the account removed since signing in.
-      signOut(`Signed out: ${error.message}`);
-      return;
-    }
     replaceChildren(main, h('h1', { tabindex: '-1' }, 'Something went wrong'), notice('error', readable(error)));
+  }
+}
+
+function decodeParams(raw) {
+  try {
+    return raw.map(decodeURIComponent);
+  } catch {
+    return null;
   }
 }
 

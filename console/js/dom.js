@@ -87,7 +87,15 @@ export function notice(kind, ...children) {
   return h('div', { class: `notice notice-${kind}`, role: kind === 'error' ? 'alert' : 'status' }, ...children);
 }
 
-/** Disables a button while `task` runs, so a slow request cannot be sent twice. */
+/** True for the error of a request cut short because the page was left or the user signed out. */
+export function isAbort(error) {
+  return error?.name === 'AbortError';
+}
+
+/**
+ * Disables a button while `task` runs, so a slow request cannot be sent twice. A task cut short
+ * by leaving the page ends quietly: there is nothing left to show its outcome in.
+ */
 export async function busy(button, task) {
   // A disabled button loses the focus; a keyboard user gets it back when the task ends.
   const hadFocus = document.activeElement === button;
@@ -95,6 +103,8 @@ export async function busy(button, task) {
   button.setAttribute('aria-busy', 'true');
   try {
     return await task();
+  } catch (error) {
+    if (!isAbort(error)) throw error;
   } finally {
     button.disabled = false;
     button.removeAttribute('aria-busy');

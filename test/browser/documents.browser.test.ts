@@ -1,10 +1,11 @@
 import { writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import path from 'node:path';
 import { beforeAll, expect, test } from 'vitest';
 import { json } from '../helpers/app.js';
 import { callIndex, makeDocs, setQuotas } from '../helpers/data-plane.js';
 import { createIndex } from '../helpers/factories.js';
-import { focusInfo, screenshots, signIn, useConsole } from './support/console-browser.js';
+import { fieldError, focusInfo, screenshots, signIn, useConsole } from './support/console-browser.js';
 
 const h = useConsole();
 let index: any;
@@ -120,7 +121,7 @@ test("uploads a JSONL file in batches of the index's max_writes_per_request, wit
   writeFileSync(arrayFile, JSON.stringify([{ id: 'arr-1', content: { text: 'from an array' } }]));
   await page.getByLabel('JSON or JSONL file').setInputFiles(arrayFile);
   await page.getByRole('button', { name: 'Upload' }).click();
-  await page.getByText('Uploaded 1 documents into namespace uploads in 1 batch.').waitFor();
+  await page.getByText('Uploaded 1 document into namespace uploads in 1 batch.').waitFor();
   expect(await fetchIds('uploads', ['arr-1'])).not.toEqual([null]);
 
   const broken = path.join(h.ctx.dataDir, 'broken.jsonl');
@@ -132,5 +133,132 @@ test("uploads a JSONL file in batches of the index's max_writes_per_request, wit
   expect(batches.length).toBe(sentBefore);
   expect(await fetchIds('uploads', ['ok'])).toEqual([null]);
   await screenshots(page, 'documents-upload');
+  expect(h.pageProblems).toEqual([]);
+});
+
+test('a failed page load keeps the list, the pager and the namespace as they were, and Next retries', async () => {
+  const other = [{ id: 'o1', content: { text: 'another namespace' } }];
+  expect((await callIndex(h.ctx.app, index.endpoint, 'upsert-data/other', index.token, other)).statusCode).toBe(200);
+  const page = await openDocuments('books');
+  await page.getByText('Page 1: 20 documents').waitFor();
+  const ids = page.locator('.doc-list .hit-id');
+  const first = await ids.allTextContents();
+  const next = page.getByRole('button', { name: 'Next page' });
+  const unavailable = { status: 503, contentType: 'application/json', body: '{"error":"try later","status":503}' };
+  let failures = 1;
+  await page.route('**/range/books', (route) => (failures-- > 0 ? route.fulfill(unavailable) : route.continue()));
+
+  await next.click();
+  await page.getByRole('alert').filter({ hasText: 'try later' }).waitFor();
+  expect(await page.locator('.page-info').textContent()).toBe('Page 1: 20 documents');
+  expect(await ids.allTextContents()).toEqual(first);
+  expect(await next.isDisabled()).toBe(false);
+  await next.click();
+  await page.getByText(/^Page 2: \d+ documents?$/).waitFor();
+  const secondPage = await page.locator('.page-info').textContent();
+
+  // A namespace that fails to load: the select goes back to the namespace whose documents are
+  // shown, so their Delete buttons and the select agree.
+  await page.route('**/range/other', (route) => route.fulfill(unavailable));
+  await page.getByLabel('Namespace', { exact: true }).selectOption('other');
+  await page.getByRole('alert').filter({ hasText: 'Namespace other could not be loaded' }).waitFor();
+  expect(await page.getByLabel('Namespace', { exact: true }).inputValue()).toBe('books');
+  expect(await page.locator('.page-info').textContent()).toBe(secondPage);
+  const shown = (await ids.allTextContents())[0];
+  const deleted = page.waitForRequest((request) => /\/delete\//.test(request.url()));
+  await page.getByRole('button', { name: `Delete ${shown}`, exact: true }).click();
+  await page.getByRole('dialog', { name: 'Delete document' }).getByRole('button', { name: 'Delete document' }).click();
+  expect(new URL((await deleted).url()).pathname).toBe(`/indexes/${index.endpoint}/delete/books`);
+  await page
+    .getByRole('status')
+    .filter({ hasText: `Deleted ${shown}` })
+    .waitFor();
+  expect(await fetchIds('books', [shown])).toEqual([null]);
+  expect(h.pageProblems).toEqual([]);
+});
+
+test('ids are exact: a padded id is fetched as typed', async () => {
+  const padded = { id: ' padded id ', content: { text: 'spaces around the id' } };
+  expect((await callIndex(h.ctx.app, index.endpoint, 'upsert-data/padded', index.token, [padded])).statusCode).toBe(
+    200,
+  );
+  const page = await openDocuments('padded');
+  await page.getByLabel('Document id').fill(' padded id ');
+  await page.getByRole('button', { name: 'Fetch' }).click();
+  const fetched = page.locator('.fetched .doc');
+  await fetched.waitFor();
+  expect(await fetched.locator('.hit-id').textContent()).toBe(' padded id ');
+  expect(h.pageProblems).toEqual([]);
+});
+
+/** A POST whose path goes out as written (fetch and inject would resolve its dot segments). */
+function postAsIs(pathname: string, token: string, body: unknown): Promise<number | undefined> {
+  return new Promise((resolve, reject) => {
+    const { hostname, port } = new URL(h.ctx.baseUrl);
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const request = httpRequest({ hostname, port, path: pathname, method: 'POST', headers }, (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.statusCode));
+    });
+    request.on('error', reject);
+    request.end(JSON.stringify(body));
+  });
+}
+
+test('a namespace named ".." is explained, never requested (a browser cannot address it)', async () => {
+  const dots = await createIndex(h.ctx.app, h.account, { name: 'dots', type: 'payg' });
+  const doc = [{ id: 'dd', content: { text: 'in ..' } }];
+  expect(await postAsIs(`/indexes/${dots.endpoint}/upsert-data/%2E%2E`, dots.token, doc)).toBe(200);
+  const listed = json(await callIndex(h.ctx.app, dots.endpoint, 'list-namespaces', dots.token)).result;
+  expect(listed).toContain('..');
+
+  const page = await h.newPage();
+  await signIn(page, h.account);
+  await page.goto(`/console#/indexes/${dots.id}/documents`);
+  await page.getByText('This namespace has no documents.').waitFor();
+  const sent: string[] = [];
+  page.on('request', (request) => sent.push(request.url()));
+  await page.getByLabel('Namespace', { exact: true }).selectOption('..');
+  await page.getByRole('alert').filter({ hasText: 'cannot be used from a browser' }).waitFor();
+  expect(await page.getByLabel('Namespace', { exact: true }).inputValue()).toBe('');
+
+  // Nor as an upload target ("." would land in the default namespace).
+  await page.getByLabel('JSON or JSONL file').setInputFiles({
+    name: 'one.json',
+    mimeType: 'application/json',
+    buffer: Buffer.from(JSON.stringify([{ id: 'dot', content: { text: 'meant for "."' } }])),
+  });
+  await page.getByLabel('Into namespace').fill('.');
+  await page.getByRole('button', { name: 'Upload' }).click();
+  await expect
+    .poll(async () => (await fieldError(page, 'Into namespace')).textContent())
+    .toMatch(/cannot be used from a browser/);
+  expect(sent.filter((url) => url.includes('/indexes/'))).toEqual([]);
+  expect(json(await callIndex(h.ctx.app, dots.endpoint, 'fetch', dots.token, { ids: ['dot'] })).result).toEqual([null]);
+  expect(h.pageProblems).toEqual([]);
+});
+
+test('per-request limits of -1 (unlimited) leave pages at 20 documents and uploads in one batch', async () => {
+  const open = await createIndex(h.ctx.app, h.account, { name: 'open-ended', type: 'payg' });
+  await setQuotas(h.ctx.store, open.id, { max_reads_per_request: -1, max_writes_per_request: -1 });
+  expect((await callIndex(h.ctx.app, open.endpoint, 'upsert-data', open.token, makeDocs(25))).statusCode).toBe(200);
+  const page = await h.newPage();
+  await signIn(page, h.account);
+  await page.goto(`/console#/indexes/${open.id}/documents`);
+  await page.getByText('Page 1: 20 documents').waitFor();
+
+  let batches = 0;
+  page.on('request', (request) => {
+    if (request.url().includes('/upsert-data')) batches++;
+  });
+  const docs = makeDocs(30, 'many-').map((doc) => JSON.stringify(doc));
+  await page.getByLabel('JSON or JSONL file').setInputFiles({
+    name: 'many.jsonl',
+    mimeType: 'application/x-ndjson',
+    buffer: Buffer.from(docs.join('\n')),
+  });
+  await page.getByRole('button', { name: 'Upload' }).click();
+  await page.getByText('Uploaded 30 documents into namespace (default) in 1 batch.').waitFor();
+  expect(batches).toBe(1);
   expect(h.pageProblems).toEqual([]);
 });

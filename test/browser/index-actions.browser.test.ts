@@ -98,3 +98,46 @@ test('delete asks for the index name, then the index is gone from the API and th
   expect(await page.getByRole('link', { name: 'doomed', exact: true }).count()).toBe(0);
   expect(h.pageProblems).toEqual([]);
 });
+
+test('leaving the page while Reset tokens or Rename is on its way ends quietly, with no uncaught error', async () => {
+  const index = await createIndex(h.ctx.app, h.account, { name: 'racing' });
+  const page = await openIndex(index.id, 'racing');
+  // Each request waits at the network until the page has been left.
+  const hold = async (pattern: string) => {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route(pattern, async (route) => {
+      await held;
+      await route.continue();
+    });
+    return release;
+  };
+
+  const releaseReset = await hold('**/reset-password');
+  await page.getByRole('button', { name: 'Reset tokens' }).click();
+  await page.getByRole('dialog', { name: 'Reset tokens' }).getByRole('button', { name: 'Reset tokens' }).click();
+  await page.locator('#nav').getByRole('link', { name: 'Messaging' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Messaging instances' }).waitFor();
+  releaseReset();
+  // The reset itself went through; only the refresh of the page that was left is dropped.
+  await page.getByRole('status').filter({ hasText: 'New tokens issued' }).waitFor();
+  await expect.poll(async () => json(await getIndex(index.id)).token).not.toBe(index.token);
+
+  await page.goto(`/console#/indexes/${index.id}`);
+  await page.getByRole('heading', { level: 1, name: 'racing' }).waitFor();
+  const releaseRename = await hold('**/rename');
+  await page.getByLabel('New name').fill('raced');
+  await page.getByRole('button', { name: 'Rename', exact: true }).click();
+  await page.getByRole('dialog', { name: 'Rename index' }).getByRole('button', { name: 'Rename' }).click();
+  await page.locator('#nav').getByRole('link', { name: 'Indexes' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Search indexes' }).waitFor();
+  releaseRename();
+  await page.getByRole('status').filter({ hasText: 'Renamed to raced' }).waitFor();
+  expect(json(await getIndex(index.id)).name).toBe('raced');
+  // A round trip through the page's event loop, so an error thrown after the toast has surfaced.
+  await page.evaluate('new Promise((resolve) => setTimeout(resolve, 50))');
+  expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Search indexes');
+  expect(h.pageProblems).toEqual([]);
+});

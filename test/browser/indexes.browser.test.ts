@@ -87,3 +87,15 @@ test("the create form shows the API's errors on their fields, then creates the i
   await expect.poll(() => row.locator('td').allTextContents()).toEqual(['gamma', 'eu-west-1', 'payg', '0', '0']);
   expect(h.pageProblems).toEqual([]);
 });
+
+test('a link with broken percent-encoding leads to the index list, not an error page', async () => {
+  const page = await h.newPage();
+  await signIn(page, h.account);
+  await page.goto('/console#/messaging');
+  await page.getByRole('heading', { level: 1, name: 'Messaging instances' }).waitFor();
+  await page.goto('/console#/indexes/%E0%A4%A');
+  await page.getByRole('heading', { level: 1, name: 'Search indexes' }).waitFor();
+  expect(new URL(page.url()).hash).toBe('#/indexes');
+  expect(await page.getByText('Something went wrong').count()).toBe(0);
+  expect(h.pageProblems).toEqual([]);
+});

@@ -1,6 +1,6 @@
 import { beforeAll, expect, test } from 'vitest';
 import { json } from '../helpers/app.js';
-import { callIndex } from '../helpers/data-plane.js';
+import { callIndex, setQuotas } from '../helpers/data-plane.js';
 import { createIndex } from '../helpers/factories.js';
 import { fieldError, screenshots, signIn, useConsole } from './support/console-browser.js';
 
@@ -85,5 +85,62 @@ test('a filter syntax error is shown under the filter with the position marked',
   await page.getByRole('heading', { name: '1 result' }).waitFor();
   expect(await error.isHidden()).toBe(true);
   expect(await page.locator('.hits .hit-id').allTextContents()).toEqual(['m1']);
+  expect(h.pageProblems).toEqual([]);
+});
+
+/** An index holding one document, with these limits, open in the playground with a query typed. */
+async function openSearch(quotas: { max_reads_per_request: number }) {
+  const target = await createIndex(h.ctx.app, h.account, { type: 'payg' });
+  await setQuotas(h.ctx.store, target.id, quotas);
+  const doc = [{ id: 'only', content: { title: 'The only film' } }];
+  expect((await callIndex(h.ctx.app, target.endpoint, 'upsert-data', target.token, doc)).statusCode).toBe(200);
+  const page = await h.newPage();
+  await signIn(page, h.account);
+  await page.goto(`/console#/indexes/${target.id}/search`);
+  await page.getByLabel('Query').fill('film');
+  return { page, endpoint: target.endpoint as string };
+}
+
+test("topK starts within the index's reads per request, and 0 is refused on the field, not replaced", async () => {
+  const { page, endpoint } = await openSearch({ max_reads_per_request: 3 });
+  const topK = page.getByLabel('Results (topK)');
+  expect(await topK.inputValue()).toBe('3');
+  const sent = page.waitForRequest((request) => request.url().endsWith(`/indexes/${endpoint}/search`));
+  await page.getByRole('button', { name: 'Search', exact: true }).click();
+  expect((await sent).postDataJSON()).toMatchObject({ topK: 3 });
+  await page.getByRole('heading', { name: '1 result' }).waitFor();
+
+  const searches: string[] = [];
+  page.on('request', (request) => {
+    if (request.url().includes('/search')) searches.push(request.url());
+  });
+  for (const value of ['0', '4', '1.5', '']) {
+    await topK.fill(value);
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    const error = await fieldError(page, 'Results (topK)');
+    await expect.poll(() => error.textContent()).toBe('Enter a whole number of results from 1 to 3.');
+    expect(await topK.getAttribute('aria-invalid')).toBe('true');
+  }
+  expect(searches).toEqual([]);
+  expect(h.pageProblems).toEqual([]);
+});
+
+test("reads per request of -1 (unlimited) leave topK up to the API's own ceiling of 1000", async () => {
+  const { page, endpoint } = await openSearch({ max_reads_per_request: -1 });
+  const topK = page.getByLabel('Results (topK)');
+  expect(await topK.inputValue()).toBe('10');
+  // The arrow steps past 10: the field's ceiling is not the -1 taken as 1.
+  await topK.focus();
+  await page.keyboard.press('ArrowUp');
+  expect(await topK.inputValue()).toBe('11');
+  await topK.fill('1001');
+  await page.getByRole('button', { name: 'Search', exact: true }).click();
+  const error = await fieldError(page, 'Results (topK)');
+  await expect.poll(() => error.textContent()).toBe('Enter a whole number of results from 1 to 1000.');
+  await topK.fill('1000');
+  const sent = page.waitForRequest((request) => request.url().endsWith(`/indexes/${endpoint}/search`));
+  await page.getByRole('button', { name: 'Search', exact: true }).click();
+  expect((await sent).postDataJSON()).toMatchObject({ topK: 1000 });
+  await page.getByRole('heading', { name: '1 result' }).waitFor();
   expect(h.pageProblems).toEqual([]);
 });

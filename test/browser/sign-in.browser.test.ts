@@ -1,4 +1,6 @@
+import type { Page } from 'playwright-core';
 import { expect, test } from 'vitest';
+import { createAccount, createIndex, type TestAccount } from '../helpers/factories.js';
 import {
   focusInfo,
   localStorageLength,
@@ -71,5 +73,46 @@ test('signing in works from the keyboard alone, and the focused control shows a 
   expect(focused.tag).toBe('INPUT');
   const ring = await page.evaluate('getComputedStyle(document.activeElement).boxShadow');
   expect(ring).not.toBe('none');
+  expect(h.pageProblems).toEqual([]);
+});
+
+test("a 401 from any of the page's actions, not only a page load, signs out and forgets the key", async () => {
+  const account = await createAccount(h.ctx.app);
+  const index = await createIndex(h.ctx.app, account, { name: 'rotated' });
+  const rotate = async () => {
+    const { api_key } = await h.ctx.app.services.accounts.rotateKey(account.email);
+    return { ...account, apiKey: api_key };
+  };
+  const openIndex = async (page: Page, current: TestAccount) => {
+    await signIn(page, current);
+    await page.goto(`/console#/indexes/${index.id}`);
+    await page.getByRole('heading', { level: 1, name: 'rotated' }).waitFor();
+  };
+  const expectSignedOut = async (page: Page, oldKey: string) => {
+    await page.getByRole('heading', { name: 'Sign in to searchplane' }).waitFor();
+    await page.getByText(/^Signed out: the API key was refused .*It may have been rotated/).waitFor();
+    expect(await sessionStorageOf(page)).toEqual({});
+    expect(await page.locator('#account').isHidden()).toBe(true);
+    expect(JSON.stringify(await sessionStorageOf(page))).not.toContain(oldKey);
+  };
+
+  // The throughput period: a read.
+  const page = await h.newPage();
+  await openIndex(page, account);
+  let current = await rotate();
+  await page.getByLabel('Period').selectOption('1d');
+  await expectSignedOut(page, account.apiKey);
+
+  // Rename: a write, whose errors otherwise go under its field.
+  await openIndex(page, current);
+  const previousKey = current.apiKey;
+  current = await rotate();
+  await page.getByLabel('New name').fill('renamed');
+  await page.getByRole('button', { name: 'Rename', exact: true }).click();
+  await page.getByRole('dialog', { name: 'Rename index' }).getByRole('button', { name: 'Rename' }).click();
+  await expectSignedOut(page, previousKey);
+
+  // The new key works.
+  await openIndex(page, current);
   expect(h.pageProblems).toEqual([]);
 });

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { API_MAX_TOP_K, API_MAX_WRITE_BATCH } from '../../console/js/limits.js';
+import { MAX_TOP_K } from '../../src/engine/query/search-request.js';
 import { CONSOLE_CSP } from '../../src/http/console/console.plugin.js';
+import { MAX_WRITE_BATCH } from '../../src/services/data-plane/data-plane.service.js';
 import { createTestApp, json, type TestContext } from '../helpers/app.js';
 
 let ctx: TestContext;
@@ -88,4 +91,8 @@ describe('web console', () => {
     expect(response.statusCode).toBe(401);
     expect(response.headers['content-security-policy']).toBeUndefined();
   });
+});
+
+test("the console's copies of the API's own per-request ceilings match the server's", () => {
+  expect([API_MAX_TOP_K, API_MAX_WRITE_BATCH]).toEqual([MAX_TOP_K, MAX_WRITE_BATCH]);
 });

@@ -1,6 +1,7 @@
 import { ApiError, dataPlaneApi } from '../api.js';
 import { confirmDialog } from '../dialog.js';
-import { busy, field, h, notice, replaceChildren } from '../dom.js';
+import { busy, field, h, isAbort, notice, replaceChildren } from '../dom.js';
+import { perRequestLimit } from '../limits.js';
 import { toast } from '../toast.js';
 import { documentBody } from './document-view.js';
 import { indexHeader } from './index-header.js';
@@ -16,19 +17,20 @@ export async function renderDocuments({ main, api, settings, signal, params }) {
   const namespaces = await listNamespaces(data, signal);
   const namespace = field('Namespace', namespaceSelect(namespaces, 'documents-namespace'));
   const status = h('div', { class: 'form-status' });
-  const pageSize = Math.max(1, Math.min(PAGE_SIZE, record.max_reads_per_request));
+  const pageSize = perRequestLimit(record.max_reads_per_request, PAGE_SIZE);
 
-  // Cursors of the pages seen so far: Previous goes back without asking the server for one.
-  let cursors = [''];
-  let page = 0;
-  let nextCursor = '';
+  // What the list shows: its namespace, page, the cursors of the pages up to it (Previous goes
+  // back without asking the server for one) and the cursor after it. It changes only when a page
+  // arrives, so a failed load leaves the list, the pager and the namespace select as they were.
+  let shown = { namespace: '', page: 0, cursors: [''], nextCursor: '', count: null };
+  let loads = 0;
   const list = h('div', { class: 'doc-list' });
   const pageInfo = h('span', { class: 'page-info', 'aria-live': 'polite' });
   const previous = h('button', { type: 'button', class: 'secondary' }, 'Previous page');
   const next = h('button', { type: 'button', class: 'secondary' }, 'Next page');
 
-  const deleteDocument = async (id) => {
-    const ns = namespace.control.value;
+  // `ns`: the namespace the card was listed or fetched from, whatever the select says by then.
+  const deleteDocument = async (id, ns) => {
     const ok = await confirmDialog({
       title: 'Delete document',
       message: `Delete document "${id}" from namespace ${namespaceLabel(ns)}? This cannot be undone.`,
@@ -37,17 +39,18 @@ export async function renderDocuments({ main, api, settings, signal, params }) {
     });
     if (!ok) return;
     try {
-      const result = await data('delete', ns, { ids: [id] });
+      const result = await data('delete', ns, { ids: [id] }, signal);
       toast(result?.deleted ? `Deleted ${id}` : `${id} was already gone`);
       replaceChildren(fetched);
-      await loadPage();
+      if (ns === shown.namespace) await load({ ...shown });
     } catch (error) {
+      if (isAbort(error)) return;
       if (!(error instanceof ApiError)) throw error;
       replaceChildren(status, notice('error', error.message));
     }
   };
 
-  const docCard = (doc) =>
+  const docCard = (doc, ns) =>
     h(
       'li',
       { class: 'doc card', 'data-id': doc.id },
@@ -61,7 +64,7 @@ export async function renderDocuments({ main, api, settings, signal, params }) {
             type: 'button',
             class: 'danger-outline small',
             'aria-label': `Delete ${doc.id}`,
-            onclick: () => deleteDocument(doc.id),
+            onclick: () => deleteDocument(doc.id, ns),
           },
           'Delete',
         ),
@@ -69,62 +72,74 @@ export async function renderDocuments({ main, api, settings, signal, params }) {
       documentBody(doc),
     );
 
-  // Both pager buttons stay disabled while a page loads; the answer decides which come back.
-  const loadPage = async () => {
+  const showPager = () => {
+    const { page, count, nextCursor } = shown;
+    pageInfo.textContent =
+      count === null
+        ? ''
+        : count === 0
+          ? `Page ${page + 1}`
+          : `Page ${page + 1}: ${count} document${count === 1 ? '' : 's'}`;
+    previous.disabled = page === 0;
+    next.disabled = nextCursor === '' || nextCursor === '0';
+  };
+
+  // Loads `target` (a namespace, page and cursors) into the list. Both pager buttons stay disabled
+  // while it runs; a later load wins over an earlier one still on its way.
+  const load = async (target) => {
+    const ticket = ++loads;
     replaceChildren(status);
     list.setAttribute('aria-busy', 'true');
     previous.disabled = true;
     next.disabled = true;
     try {
-      const result = await data('range', namespace.control.value, {
-        cursor: cursors[page],
-        limit: pageSize,
-        includeData: true,
-        includeMetadata: true,
-      });
-      nextCursor = result?.nextCursor ?? '';
+      const result = await data(
+        'range',
+        target.namespace,
+        { cursor: target.cursors[target.page], limit: pageSize, includeData: true, includeMetadata: true },
+        signal,
+      );
+      if (ticket !== loads) return;
       const docs = result?.vectors ?? [];
+      shown = { ...target, nextCursor: result?.nextCursor ?? '', count: docs.length };
       replaceChildren(
         list,
         docs.length === 0
-          ? h('p', { class: 'empty' }, page === 0 ? 'This namespace has no documents.' : 'No more documents.')
-          : h('ul', { class: 'docs' }, docs.map(docCard)),
+          ? h('p', { class: 'empty' }, target.page === 0 ? 'This namespace has no documents.' : 'No more documents.')
+          : h(
+              'ul',
+              { class: 'docs' },
+              docs.map((doc) => docCard(doc, target.namespace)),
+            ),
       );
-      pageInfo.textContent =
-        docs.length === 0
-          ? `Page ${page + 1}`
-          : `Page ${page + 1}: ${docs.length} document${docs.length === 1 ? '' : 's'}`;
-      previous.disabled = page === 0;
-      next.disabled = nextCursor === '' || nextCursor === '0';
     } catch (error) {
+      if (isAbort(error) || ticket !== loads) return;
       if (!(error instanceof ApiError)) throw error;
-      replaceChildren(status, notice('error', error.message));
-      previous.disabled = page === 0;
+      const what = target.namespace === shown.namespace ? 'This page' : `Namespace ${namespaceLabel(target.namespace)}`;
+      replaceChildren(status, notice('error', `${what} could not be loaded: ${error.message}`));
+      namespace.control.value = shown.namespace;
     } finally {
-      list.removeAttribute('aria-busy');
+      if (ticket === loads) {
+        list.removeAttribute('aria-busy');
+        showPager();
+      }
     }
   };
   // Disabling the clicked button drops its focus: put it back on a pager button that still works.
   const keepFocus = (preferred, other) => (preferred.disabled ? other : preferred).focus();
   previous.addEventListener('click', async () => {
-    page = Math.max(0, page - 1);
-    await loadPage();
+    await load({ ...shown, page: Math.max(0, shown.page - 1) });
     keepFocus(previous, next);
   });
   next.addEventListener('click', async () => {
-    cursors = [...cursors.slice(0, page + 1), nextCursor];
-    page += 1;
-    await loadPage();
+    const cursors = [...shown.cursors.slice(0, shown.page + 1), shown.nextCursor];
+    await load({ ...shown, cursors, page: shown.page + 1 });
     keepFocus(next, previous);
   });
-  const restart = async () => {
-    cursors = [''];
-    page = 0;
-    await loadPage();
-  };
+  const restart = (ns) => load({ namespace: ns, page: 0, cursors: [''] });
   namespace.control.addEventListener('change', () => {
     replaceChildren(fetched);
-    restart();
+    restart(namespace.control.value);
   });
 
   // Fetch one document by id.
@@ -143,24 +158,22 @@ export async function renderDocuments({ main, api, settings, signal, params }) {
   fetchForm.addEventListener('submit', async (event) => {
     event.preventDefault();
     fetchId.setError('');
-    const id = fetchId.control.value.trim();
-    if (!id) {
+    // Ids are exact: " padded id " is not "padded id".
+    const id = fetchId.control.value;
+    if (id === '') {
       fetchId.setError('Enter a document id.');
       fetchId.control.focus();
       return;
     }
+    const ns = namespace.control.value;
     await busy(fetchButton, async () => {
       try {
-        const [doc] = await data('fetch', namespace.control.value, {
-          ids: [id],
-          includeData: true,
-          includeMetadata: true,
-        });
+        const [doc] = await data('fetch', ns, { ids: [id], includeData: true, includeMetadata: true }, signal);
         replaceChildren(
           fetched,
           doc
-            ? h('ul', { class: 'docs' }, docCard(doc))
-            : notice('info', `No document "${id}" in namespace ${namespaceLabel(namespace.control.value)}.`),
+            ? h('ul', { class: 'docs' }, docCard(doc, ns))
+            : notice('info', `No document "${id}" in namespace ${namespaceLabel(ns)}.`),
         );
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
@@ -179,6 +192,7 @@ export async function renderDocuments({ main, api, settings, signal, params }) {
       record,
       namespaces,
       bodyLimitBytes: settings.bodyLimitBytes,
+      signal,
       currentNamespace: () => namespace.control.value,
       onUploaded: async (uploadedTo) => {
         // Show what was uploaded: switch to its namespace, adding it when it is new.
@@ -188,7 +202,7 @@ export async function renderDocuments({ main, api, settings, signal, params }) {
         }
         select.value = uploadedTo;
         replaceChildren(fetched);
-        await restart();
+        await restart(uploadedTo);
       },
     }),
     h(
@@ -200,5 +214,5 @@ export async function renderDocuments({ main, api, settings, signal, params }) {
       h('div', { class: 'pager' }, previous, next),
     ),
   );
-  await loadPage();
+  await restart('');
 }

@@ -5,7 +5,7 @@ import { toast } from '../toast.js';
 import { showFieldErrors } from './field-errors.js';
 
 /** Rename, new tokens and delete; each asks first, delete asks for the index name. */
-export function indexActionsSection({ api, record, onChanged }) {
+export function indexActionsSection({ api, record, signal, onChanged }) {
   const status = h('div', { class: 'form-status' });
   const fail = (error) => {
     if (!(error instanceof ApiError)) throw error;
@@ -79,7 +79,8 @@ export function indexActionsSection({ api, record, onChanged }) {
       try {
         await api.delete(`/search/${record.id}`);
         toast(`Index ${record.name} deleted`);
-        location.hash = '#/indexes';
+        // Someone who went elsewhere while it ran stays where they went.
+        if (!signal?.aborted) location.hash = '#/indexes';
       } catch (error) {
         fail(error);
       }

@@ -19,10 +19,11 @@ export async function renderIndexPage(ctx) {
     indexHeader(record, ''),
     connectSection(record, settings),
     quotaSection(record, stats),
-    throughputSection({ api, record, settings, initialStats: stats }),
+    throughputSection({ api, record, settings, signal, initialStats: stats }),
     indexActionsSection({
       api,
       record,
+      signal,
       onChanged: async () => {
         await renderIndexPage(ctx);
         main.querySelector('h1')?.focus();

@@ -1,9 +1,12 @@
 import { ApiError, dataPlaneApi } from '../api.js';
 import { busy, field, h, notice, replaceChildren } from '../dom.js';
+import { API_MAX_TOP_K, perRequestLimit } from '../limits.js';
 import { documentBody } from './document-view.js';
 import { filterErrorPosition, filterErrorView } from './filter-error.js';
 import { indexHeader } from './index-header.js';
 import { listNamespaces, namespaceSelect } from './namespaces.js';
+
+const DEFAULT_TOP_K = 10;
 
 /** `#/indexes/<id>/search`: the search playground, over the data plane with the index's token. */
 export async function renderSearch({ main, api, signal, params }) {
@@ -13,7 +16,8 @@ export async function renderSearch({ main, api, signal, params }) {
 
   const namespace = field('Namespace', namespaceSelect(namespaces, 'search-namespace'));
   const query = field('Query', h('input', { type: 'search', id: 'search-query', autocomplete: 'off' }));
-  const maxTopK = Math.max(1, record.max_reads_per_request);
+  // Above the index's reads per request every search fails, so the default stays under it.
+  const maxTopK = perRequestLimit(record.max_reads_per_request, API_MAX_TOP_K);
   const topK = field(
     'Results (topK)',
     h('input', {
@@ -21,7 +25,7 @@ export async function renderSearch({ main, api, signal, params }) {
       id: 'search-topk',
       min: '1',
       max: String(maxTopK),
-      value: '10',
+      value: String(Math.min(DEFAULT_TOP_K, maxTopK)),
       inputmode: 'numeric',
     }),
   );
@@ -60,9 +64,15 @@ export async function renderSearch({ main, api, signal, params }) {
     filter.setError('');
     topK.setError('');
     replaceChildren(status);
+    const count = topKValue(topK.control.value, maxTopK);
+    if (typeof count === 'string') {
+      topK.setError(count);
+      topK.control.focus();
+      return;
+    }
     const body = {
       query: query.control.value,
-      topK: Number(topK.control.value) || 10,
+      topK: count,
       semanticWeight: Number(weight.control.value),
       reranking: rerank.checked,
       includeData: true,
@@ -71,7 +81,7 @@ export async function renderSearch({ main, api, signal, params }) {
     if (filter.control.value.trim()) body.filter = filter.control.value;
     await busy(submit, async () => {
       try {
-        showHits(results, await data('search', namespace.control.value, body));
+        showHits(results, await data('search', namespace.control.value, body, signal));
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
         replaceChildren(results);
@@ -81,6 +91,13 @@ export async function renderSearch({ main, api, signal, params }) {
   });
 
   replaceChildren(main, indexHeader(record, '/search'), form, results);
+}
+
+/** The number of results asked for, or the message saying why the field's text is not one. */
+function topKValue(text, max) {
+  const value = text.trim() === '' ? Number.NaN : Number(text);
+  if (!Number.isInteger(value) || value < 1 || value > max) return `Enter a whole number of results from 1 to ${max}.`;
+  return value;
 }
 
 function showSearchError(error, { filter, topK, status, filterText }) {

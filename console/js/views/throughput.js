@@ -1,4 +1,4 @@
-import { h, replaceChildren } from '../dom.js';
+import { h, isAbort, replaceChildren } from '../dom.js';
 import { formatBytes, formatCount, formatSeriesTime, parseSeriesTime } from '../format.js';
 import { lineChart } from './chart.js';
 
@@ -13,7 +13,7 @@ const PERIOD_LABELS = {
 };
 
 /** Requests (queries and updates) and bandwidth over a chosen period, from `/stats?period=`. */
-export function throughputSection({ api, record, settings, initialStats, initialPeriod = '1h' }) {
+export function throughputSection({ api, record, settings, signal, initialStats, initialPeriod = '1h' }) {
   const select = h(
     'select',
     { id: 'throughput-period' },
@@ -48,8 +48,9 @@ export function throughputSection({ api, record, settings, initialStats, initial
     replaceChildren(status);
     charts.setAttribute('aria-busy', 'true');
     try {
-      draw(await api.get(`/search/${record.id}/stats?period=${encodeURIComponent(select.value)}`));
+      draw(await api.get(`/search/${record.id}/stats?period=${encodeURIComponent(select.value)}`, signal));
     } catch (error) {
+      if (isAbort(error)) return;
       replaceChildren(status, h('div', { class: 'notice notice-error', role: 'alert' }, error.message));
     } finally {
       charts.removeAttribute('aria-busy');

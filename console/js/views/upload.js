@@ -1,36 +1,51 @@
-import { ApiError } from '../api.js';
+import { ApiError, addressableNamespace, UNADDRESSABLE_NAMESPACE } from '../api.js';
 import { busy, field, h, notice, replaceChildren, uid } from '../dom.js';
 import { formatCount } from '../format.js';
+import { API_MAX_WRITE_BATCH, perRequestLimit } from '../limits.js';
 import { namespaceLabel } from './namespaces.js';
 
 /**
- * Reads a JSON array or JSON Lines file of `{id, content, metadata?}` documents. Throws an Error
- * whose message names the line of a JSONL syntax error.
+ * Reads the documents of a file: one JSON document (an array of documents, or a single document,
+ * however it is laid out) or, when the whole file is not JSON, JSON Lines. Throws an Error whose
+ * message says what is wrong and, for JSON Lines, on which line.
  */
 export function parseDocuments(text) {
-  const trimmed = text.trim();
-  if (trimmed === '') throw new Error('The file is empty.');
-  if (trimmed.startsWith('[')) {
-    let docs;
-    try {
-      docs = JSON.parse(trimmed);
-    } catch (error) {
-      throw new Error(`The file is not valid JSON: ${error.message}`);
-    }
-    if (!Array.isArray(docs)) throw new Error('Expected a JSON array of documents.');
-    return docs;
+  const content = text.replace(/^\uFEFF/, '');
+  if (content.trim() === '') throw new Error('The file is empty.');
+  let whole;
+  try {
+    whole = JSON.parse(content);
+  } catch (error) {
+    // A file that opens an array is one JSON document, never JSON Lines: say where it breaks.
+    if (content.trimStart().startsWith('[')) throw new Error(`The file is not valid JSON: ${error.message}`);
+    return parseLines(content);
   }
+  if (isDocumentObject(whole)) return [whole];
+  if (!Array.isArray(whole)) throw new Error('Expected a document, an array of documents, or one document per line.');
+  const wrong = whole.findIndex((doc) => !isDocumentObject(doc));
+  if (wrong >= 0) throw new Error(`Item ${wrong + 1} of the array is not a {"id", "content"} object.`);
+  return whole;
+}
+
+function parseLines(content) {
   const docs = [];
-  const lines = text.split(/\r?\n/);
+  const lines = content.split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) {
     if (lines[i].trim() === '') continue;
+    let doc;
     try {
-      docs.push(JSON.parse(lines[i]));
+      doc = JSON.parse(lines[i]);
     } catch {
       throw new Error(`Line ${i + 1} is not valid JSON.`);
     }
+    if (!isDocumentObject(doc)) throw new Error(`Line ${i + 1} is not a {"id", "content"} object.`);
+    docs.push(doc);
   }
   return docs;
+}
+
+function isDocumentObject(value) {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /**
@@ -55,14 +70,34 @@ export function batchDocuments(docs, maxCount, maxBytes) {
   return batches;
 }
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits `ms`, or rejects with the abort as soon as `signal` fires. */
+function sleep(ms, signal) {
+  return new Promise((resolve, reject) => {
+    const stop = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', stop);
+      resolve();
+    }, ms);
+    if (signal?.aborted) stop();
+    else signal?.addEventListener('abort', stop, { once: true });
+  });
+}
 
-/** The upload form: a file, a target namespace, a progress bar, batches through `upsert-data`. */
-export function uploadSection({ data, record, namespaces, currentNamespace, onUploaded, bodyLimitBytes }) {
+const plural = (count, word, suffix = 's') => `${formatCount(count)} ${word}${count === 1 ? '' : suffix}`;
+
+/**
+ * The upload form: a file, a target namespace, a progress bar, batches through `upsert-data`.
+ * `signal` is the page's: leaving the page or signing out stops the upload between or during
+ * batches, so no request goes out with the index's token afterwards.
+ */
+export function uploadSection({ data, record, namespaces, currentNamespace, onUploaded, bodyLimitBytes, signal }) {
   const file = field(
     'JSON or JSONL file',
     h('input', { type: 'file', id: 'upload-file', accept: '.json,.jsonl,.ndjson,application/json' }),
-    'An array of {"id", "content", "metadata"} objects, or one such object per line.',
+    'One {"id", "content", "metadata"} object, an array of them, or one per line (JSON Lines).',
   );
   const listId = uid('namespaces');
   const target = field(
@@ -73,7 +108,7 @@ export function uploadSection({ data, record, namespaces, currentNamespace, onUp
   const datalist = h(
     'datalist',
     { id: listId },
-    namespaces.filter(Boolean).map((name) => h('option', { value: name })),
+    namespaces.filter((name) => name && addressableNamespace(name)).map((name) => h('option', { value: name })),
   );
   const progress = h('progress', { id: 'upload-progress', max: '1', value: '0', hidden: true });
   const progressText = h('p', { class: 'progress-text', 'aria-live': 'polite' });
@@ -102,6 +137,7 @@ export function uploadSection({ data, record, namespaces, currentNamespace, onUp
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     file.setError('');
+    target.setError('');
     replaceChildren(status);
     progress.hidden = true;
     progressText.textContent = '';
@@ -119,10 +155,24 @@ export function uploadSection({ data, record, namespaces, currentNamespace, onUp
       file.control.focus();
       return;
     }
-    const namespace = target.control.dataset.touched ? target.control.value.trim() : currentNamespace();
+    if (docs.length === 0) {
+      replaceChildren(status, notice('info', 'The file holds no documents: there was nothing to upload.'));
+      return;
+    }
+    // Namespaces are exact (" sp " and "sp" are two): the name goes out as typed.
+    const namespace = target.control.dataset.touched ? target.control.value : currentNamespace();
+    if (!addressableNamespace(namespace)) {
+      target.setError(UNADDRESSABLE_NAMESPACE);
+      target.control.focus();
+      return;
+    }
     const limit = bodyLimitBytes ?? 1_048_576;
     // Leave room under the body limit for the array brackets and rounding.
-    const batches = batchDocuments(docs, Math.max(1, record.max_writes_per_request), Math.floor(limit * 0.9));
+    const batches = batchDocuments(
+      docs,
+      perRequestLimit(record.max_writes_per_request, API_MAX_WRITE_BATCH),
+      Math.floor(limit * 0.9),
+    );
     progress.hidden = false;
     progress.max = docs.length;
     progress.value = 0;
@@ -130,7 +180,7 @@ export function uploadSection({ data, record, namespaces, currentNamespace, onUp
       let sent = 0;
       for (const batch of batches) {
         try {
-          await upsertWithRetry(data, namespace, batch);
+          await upsertWithRetry(data, namespace, batch, signal);
         } catch (error) {
           if (!(error instanceof ApiError)) throw error;
           const first = batch[0]?.id ?? '?';
@@ -147,31 +197,35 @@ export function uploadSection({ data, record, namespaces, currentNamespace, onUp
         progress.value = sent;
         progressText.textContent = `${formatCount(sent)} of ${formatCount(docs.length)} documents uploaded`;
       }
-      replaceChildren(
-        status,
-        notice(
-          'success',
-          `Uploaded ${formatCount(sent)} documents into namespace ${namespaceLabel(namespace)} in ${batches.length} batch${batches.length === 1 ? '' : 'es'}.`,
-        ),
-      );
+      replaceChildren(status, notice('success', uploadedText(docs, namespace, batches.length)));
       await onUploaded(namespace);
     });
   });
   return form;
 }
 
+/** The summary of a finished upload, counting documents stored rather than entries sent. */
+function uploadedText(docs, namespace, batchCount) {
+  const distinct = new Set(docs.map((doc) => doc.id)).size;
+  let text = `Uploaded ${plural(distinct, 'document')} into namespace ${namespaceLabel(namespace)} in ${plural(batchCount, 'batch', 'es')}.`;
+  if (distinct < docs.length) {
+    text += ` The file has ${formatCount(docs.length)} entries: later entries with the same id replaced earlier ones.`;
+  }
+  return text;
+}
+
 /**
  * One batch, retried after a 429 when the server asks for a short wait (a per-second rate limit);
  * a long Retry-After means a daily or monthly quota, which waiting here will not fix.
  */
-async function upsertWithRetry(data, namespace, batch) {
+async function upsertWithRetry(data, namespace, batch, signal) {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await data('upsert-data', namespace, batch);
+      return await data('upsert-data', namespace, batch, signal);
     } catch (error) {
       const rateLimited = error instanceof ApiError && error.status === 429;
       if (!rateLimited || attempt >= 4 || !error.retryAfter || error.retryAfter > 10) throw error;
-      await sleep(error.retryAfter * 1000);
+      await sleep(error.retryAfter * 1000, signal);
     }
   }
 }

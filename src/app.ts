@@ -75,6 +75,16 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
             ...(options.logger?.stream ? { stream: options.logger.stream } : {}),
           },
     bodyLimit: config.bodyLimitBytes,
+    // Fastify turns Node's request timeout off (0) by default, which leaves a connection that sends
+    // nothing, or a body that trickles in, open for ever: a few hundred of them, without any
+    // credentials, take every file descriptor. Node answers such a request 408 and closes it; it
+    // checks every quarter of the timeout (at most every 30 s, its default).
+    requestTimeout: config.requestTimeoutMs,
+    http: {
+      requestTimeout: config.requestTimeoutMs,
+      headersTimeout: Math.min(60_000, config.requestTimeoutMs),
+      connectionsCheckingInterval: Math.min(30_000, Math.ceil(config.requestTimeoutMs / 4)),
+    },
     // x-request-id: the client's when sane, else a UUID; Fastify puts it in every log line of
     // the request as `reqId`.
     requestIdHeader: false,

@@ -56,6 +56,8 @@ export interface Config {
   /** Host-based data plane: `{endpoint}.{dataDomain}`. */
   dataDomain?: string;
   bodyLimitBytes: number;
+  /** Time for a request to arrive whole (its headers: at most 60 s of it) before 408 and a close. */
+  requestTimeoutMs: number;
   meteringFlushMs: number;
   /** Indexes kept open on this node while idle (file descriptors, memory). */
   maxOpenIndexes: number;
@@ -226,6 +228,13 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     publicUrl: url(str(undefined, 'SEARCHPLANE_PUBLIC_URL'), 'SEARCHPLANE_PUBLIC_URL', ['http:', 'https:']),
     dataDomain: str(undefined, 'SEARCHPLANE_DATA_DOMAIN')?.replace(/^\.+/, '').toLowerCase(),
     bodyLimitBytes: int(env.SEARCHPLANE_BODY_LIMIT_BYTES, 'SEARCHPLANE_BODY_LIMIT_BYTES', 1_048_576, 1024, 1 << 30),
+    requestTimeoutMs: int(
+      env.SEARCHPLANE_REQUEST_TIMEOUT_MS,
+      'SEARCHPLANE_REQUEST_TIMEOUT_MS',
+      300_000,
+      1000,
+      3_600_000,
+    ),
     meteringFlushMs: int(env.SEARCHPLANE_METERING_FLUSH_MS, 'SEARCHPLANE_METERING_FLUSH_MS', 1000, 10, 60_000),
     maxOpenIndexes: int(env.SEARCHPLANE_MAX_OPEN_INDEXES, 'SEARCHPLANE_MAX_OPEN_INDEXES', 64, 1, 100_000),
     vectorWorkers:

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError } from '../errors.js';
@@ -121,10 +122,21 @@ async function inputGuardPlugin(app: FastifyInstance): Promise<void> {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeAllContentTypeParsers();
   app.decorateRequest('chunkedBodyBytes', 0);
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = body as string;
-    if (request.headers['content-length'] === undefined) request.chunkedBodyBytes = Buffer.byteLength(text);
+  // Read as bytes: as a string, bytes that are not UTF-8 would become U+FFFD unseen, and a body
+  // that is not what it says would be stored garbled instead of refused.
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const bytes = body as Buffer;
+    if (request.headers['content-length'] === undefined) request.chunkedBodyBytes = bytes.length;
     const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(request.headers['content-type'] ?? '')?.[1].toLowerCase();
+    if (!isUtf8(bytes)) {
+      return done(
+        looksLikeUtf8(charset, bytes)
+          ? new AppError('invalid_characters', 'The request body is not valid UTF-8 (JSON text must be)')
+          : new AppError('unsupported_media_type', 'Send the request body as UTF-8 JSON'),
+        undefined,
+      );
+    }
+    const text = bytes.toString('utf8');
     if (!readsAsUtf8(charset, text)) {
       return done(new AppError('unsupported_media_type', 'Send the request body as UTF-8 JSON'), undefined);
     }
@@ -139,6 +151,18 @@ async function inputGuardPlugin(app: FastifyInstance): Promise<void> {
       done(null, value);
     });
   });
+}
+
+/**
+ * Whether a body that is not valid UTF-8 was meant to be: labelled so (or not at all), without the
+ * NUL bytes or byte-order mark of UTF-16/32. Such a body has bytes no UTF-8 text holds (400); any
+ * other is in another encoding (415).
+ */
+function looksLikeUtf8(charset: string | undefined, bytes: Buffer): boolean {
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') return false;
+  const bom =
+    bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff));
+  return !bom && !bytes.includes(0);
 }
 
 /**

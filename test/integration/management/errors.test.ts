@@ -81,6 +81,32 @@ describe('bad input', () => {
     }
   });
 
+  test('bytes that are not UTF-8 → 400 invalid_characters, never stored as U+FFFD', async () => {
+    const utf8 = (text: string) => Buffer.from(text, 'utf8');
+    for (const [label, bad] of [
+      ['a stray byte', [0xff]],
+      ['latin-1 é', [0xe9]],
+      ['an overlong slash', [0xc0, 0xaf]],
+      ['a surrogate encoded as UTF-8', [0xed, 0xa0, 0x80]],
+      ['a truncated sequence', [0xe2, 0x82]],
+    ] as const) {
+      const body = Buffer.concat([
+        utf8('{"name":"bad'),
+        Buffer.from(bad),
+        utf8('","region":"eu-west-1","type":"payg"}'),
+      ]);
+      for (const contentType of ['application/json', 'application/json; charset=utf-8']) {
+        const response = await post(body, contentType);
+        expect([response.statusCode, json(response).code], `${label}, ${contentType}`).toEqual([
+          400,
+          'invalid_characters',
+        ]);
+      }
+    }
+    const list = await ctx.app.inject({ method: 'GET', url: '/v2/search', headers: { authorization: account.auth } });
+    expect(JSON.stringify(json(list))).not.toContain('\ufffd');
+  });
+
   test('a body over 1 MiB → 413 payload_too_large', async () => {
     const response = await post(
       JSON.stringify({ name: 'a', region: 'eu-west-1', type: 'payg', pad: 'x'.repeat(1_100_000) }),

@@ -123,6 +123,12 @@ describe('data plane', () => {
   test.each([
     ['a filter over 65,536 characters', { query: 'x', filter: `title = '${'x'.repeat(70_000)}'` }, 'filter_too_large'],
     ['2,001 conditions', { query: 'x', filter: Array(2001).fill('n = 1').join(' OR ') }, 'filter_too_large'],
+    // As a delete's filter: the limit counts what was sent, padding included.
+    [
+      'a short filter padded past 65,536 characters',
+      { query: 'x', filter: `n = 1${' '.repeat(65_535)}` },
+      'filter_too_large',
+    ],
     ['a number out of range in a filter', { query: 'x', filter: 'n > 1e999' }, 'invalid_filter'],
     ['65 nested parentheses', { query: 'x', filter: `${'('.repeat(65)}n = 1${')'.repeat(65)}` }, 'invalid_filter'],
     ['topK 1e308', { query: 'x', topK: 1e308 }, 'invalid_request'],

@@ -50,7 +50,8 @@ export async function search(
 ): Promise<SearchOutcome> {
   validateSearchRequest(request);
   const filterText = request.filter?.trim() ?? '';
-  const filter = filterText ? compileFilter(parseFilter(filterText), 'd') : undefined;
+  // Parsed as sent, so its limits (length included) are those a delete's filter meets.
+  const filter = filterText ? compileFilter(parseFilter(request.filter as string), 'd') : undefined;
   const { store } = context;
   const nsId = store.namespaceId(namespace);
   if (nsId === undefined || store.documentCount(nsId) === 0) return { hits: [], rerankedDocuments: 0 };

@@ -11,7 +11,8 @@
 // x86-64-v3 (AVX2 + FMA), or x86-64 (portable, e.g. for an image built on one machine and run on
 // others).
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -29,6 +30,7 @@ const marker = path.join(addonDir, 'build', 'Release', 'searchplane-build.json')
 
 const level = chooseLevel();
 log(`building the native vector graph for ${level ?? 'portable x86-64'}`);
+copyHnswlibHeaders();
 rebuild(level ? `-march=${level}` : '');
 if (level) writeFileSync(marker, `${JSON.stringify({ march: level, requires: LEVELS[level] })}\n`);
 else rmSync(marker, { force: true });
@@ -70,4 +72,32 @@ function chooseLevel() {
     return requested;
   }
   return Object.keys(LEVELS).find((name) => LEVELS[name].every((flag) => flags.has(flag)));
+}
+
+/**
+ * hnswlib's headers (from hnswlib-node), copied to `native/vector-graph/hnswlib-headers` (which
+ * binding.gyp includes) with one change: 16 label locks per graph instead of 65,536. Each is a
+ * std::mutex (40 bytes), so every graph held 2.6 MB of locks whatever its size, and an index
+ * holds a graph per namespace and worker thread: 5.5 MB per namespace of one document, 16 GB for
+ * 3,000 such namespaces. The locks serialise concurrent updates of one label, and a graph is only
+ * ever used by the one worker thread that owns it, so 16 (a power of two, as the lock index is a
+ * mask) lose nothing.
+ */
+function copyHnswlibHeaders() {
+  const require = createRequire(import.meta.url);
+  const source = path.join(path.dirname(require.resolve('hnswlib-node/package.json')), 'src', 'hnswlib');
+  const target = path.join(addonDir, 'hnswlib-headers', 'hnswlib');
+  rmSync(path.dirname(target), { recursive: true, force: true });
+  mkdirSync(target, { recursive: true });
+  for (const name of readdirSync(source)) {
+    let text = readFileSync(path.join(source, name), 'utf8');
+    if (name === 'hnswalg.h') {
+      const declaration = 'static const tableint MAX_LABEL_OPERATION_LOCKS = 65536;';
+      if (text.split(declaration).length !== 2) {
+        throw new Error(`${source}/hnswalg.h no longer declares "${declaration}" once: check the hnswlib-node update`);
+      }
+      text = text.replace(declaration, 'static const tableint MAX_LABEL_OPERATION_LOCKS = 16;');
+    }
+    writeFileSync(path.join(target, name), text);
+  }
 }

@@ -15,7 +15,9 @@ import { collectGarbage } from './exposed-gc.js';
 import { lowerPrioritySuffices, lowerThreadPriority } from './thread-priority.js';
 import { VectorGraph } from './vector-graph-addon.js';
 
-const MIN_CAPACITY = 1024;
+// Small: a graph allocates its capacity up front, and an index may have thousands of namespaces with a
+// few documents each (each with a graph per worker). It grows by half as it fills (ensureCapacity).
+const MIN_CAPACITY = 64;
 /** Longest stretch of insertion before incoming searches get their turn. */
 const SLICE_MS = 3;
 /**

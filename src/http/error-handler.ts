@@ -103,8 +103,13 @@ export function createErrorHandler(render: ErrorRenderer) {
   };
 }
 
-/** An error from reading a request whose client hung up (Node's "aborted" while the body arrived). */
-function isClientGone(error: unknown, request: FastifyRequest): boolean {
+/**
+ * An error from reading a request whose client hung up before all of it arrived (Node's "aborted"
+ * while the body came in). Not one raised after the request was read whole, even if the client
+ * has gone since: a database connection reset then is a failure here, to be reported.
+ */
+export function isClientGone(error: unknown, request: FastifyRequest): boolean {
   const { code } = error as { code?: unknown };
-  return (code === 'ECONNRESET' || code === 'ECONNABORTED') && (request.raw.destroyed || request.raw.readableAborted);
+  const { raw } = request;
+  return (code === 'ECONNRESET' || code === 'ECONNABORTED') && !raw.complete && (raw.destroyed || raw.readableAborted);
 }

@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { migrationProvider } from './migrations/index.js';
+import { CONNECT_TIMEOUT_MS, PG_CONNECTION_OPTIONS, timedClient } from './pg-connection-options.js';
 import { listenForever } from './pg-listener.js';
 import type { DB } from './schema.js';
 import { SqliteConnectionDatabase } from './sqlite-database.js';
@@ -59,6 +60,8 @@ export interface OpenStoreOptions {
   poolSize?: number;
   /** PostgreSQL: how long a transaction may sit idle before the server ends its session. */
   idleTransactionTimeoutMs?: number;
+  /** PostgreSQL: how long opening a connection may take (10 s). */
+  connectTimeoutMs?: number;
 }
 
 /**
@@ -88,6 +91,7 @@ export function openStore(options: OpenStoreOptions): Store {
       options.databaseUrl,
       options.poolSize ?? 10,
       options.idleTransactionTimeoutMs ?? IDLE_TRANSACTION_TIMEOUT_MS,
+      options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
     );
   }
   mkdirSync(options.dataDir, { recursive: true });
@@ -104,19 +108,18 @@ export function openStore(options: OpenStoreOptions): Store {
   return { db, dialect: 'sqlite', file, changeToken: () => connection.changeToken(), close: () => db.destroy() };
 }
 
-function openPostgres(connectionString: string, max: number, idleTransactionTimeoutMs: number): Store {
+function openPostgres(
+  connectionString: string,
+  max: number,
+  idleTransactionTimeoutMs: number,
+  connectTimeoutMs: number,
+): Store {
   const pool = new pg.Pool({
     connectionString,
     max,
     idle_in_transaction_session_timeout: idleTransactionTimeoutMs,
-    // A database host that vanishes (a crash, a failover to another address, a cut network) sends
-    // no FIN or RST: without TCP keepalive a statement on such a connection waits forever (and a
-    // write holds its index's lock on this node meanwhile). Probes from 10 s idle end it once the
-    // host answers again with a reset, or after the system's probe count.
-    keepAlive: true,
-    keepAliveInitialDelayMillis: 10_000,
-    // An unreachable host is a 503 after 10 s, not after the system's minutes of SYN retries.
-    connectionTimeoutMillis: 10_000,
+    ...PG_CONNECTION_OPTIONS,
+    Client: timedClient(connectTimeoutMs),
     // bigint columns hold counts and unix times that fit a JS number.
     types: {
       getTypeParser: (oid: number, format?: 'text' | 'binary') =>

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { StoreLogger } from './database.js';
+import { CONNECT_TIMEOUT_MS, PG_CONNECTION_OPTIONS } from './pg-connection-options.js';
 
 const RECONNECT_MIN_MS = 250;
 const RECONNECT_MAX_MS = 10_000;
@@ -24,7 +25,11 @@ export async function listenForever(
   let timer: NodeJS.Timeout | undefined;
 
   const connect = async (): Promise<void> => {
-    const next = new pg.Client({ connectionString });
+    const next = new pg.Client({
+      connectionString,
+      ...PG_CONNECTION_OPTIONS,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    });
     next.on('notification', (message) => {
       if (message.channel === channel && message.payload !== undefined) onMessage(message.payload);
     });

@@ -1,8 +1,10 @@
+import net from 'node:net';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestStore, type TestStore } from '../../test/helpers/store.js';
 import { openStore, type Store } from './database.js';
+import { isStoreUnavailable } from './store-unavailable.js';
 
 const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 
@@ -28,12 +30,13 @@ describe.skipIf(!onPostgres)('lost PostgreSQL connections (PostgreSQL)', () => {
     await testStore.cleanup();
   });
 
-  function open(idleTransactionTimeoutMs?: number) {
+  function open(idleTransactionTimeoutMs?: number, more: { poolSize?: number; connectTimeoutMs?: number } = {}) {
     const warnings: { obj: object; msg?: string }[] = [];
     const store = openStore({
       dataDir: testStore.dataDir,
       databaseUrl: testStore.databaseUrl,
       idleTransactionTimeoutMs,
+      ...more,
     });
     store.useLogger?.({ warn: (obj, msg) => warnings.push({ obj, msg }) });
     opened.push(store);
@@ -42,6 +45,35 @@ describe.skipIf(!onPostgres)('lost PostgreSQL connections (PostgreSQL)', () => {
 
   const backendPid = async (store: Store) =>
     (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(store.db)).rows[0].pid;
+
+  it('a busy pool makes a query wait for a free connection however long: the connect timeout is not a queue timeout', async () => {
+    const { store } = open(undefined, { poolSize: 1, connectTimeoutMs: 300 });
+    const slow = sql`select pg_sleep(1)`.execute(store.db);
+    const queued = await sql<{ one: number }>`select 1 as one`.execute(store.db);
+    expect(queued.rows).toEqual([{ one: 1 }]);
+    await slow;
+  });
+
+  it('a host that does not answer fails a query after the connect timeout, as the store unreachable (503)', async () => {
+    // A listening socket that never speaks: the connection opens, the startup answer never comes.
+    const silent = net.createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = new URL(testStore.databaseUrl!);
+      url.host = `127.0.0.1:${(silent.address() as net.AddressInfo).port}`;
+      const store = openStore({ dataDir: testStore.dataDir, databaseUrl: url.toString(), connectTimeoutMs: 300 });
+      opened.push(store);
+      const started = Date.now();
+      const error = await sql`select 1`.execute(store.db).then(
+        () => undefined,
+        (failure: unknown) => failure,
+      );
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(isStoreUnavailable(error)).toBe(true);
+    } finally {
+      silent.close();
+    }
+  });
 
   it('an idle connection ended by the server is logged (without its password) and replaced', async () => {
     const { store, warnings } = open();

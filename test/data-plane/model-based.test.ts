@@ -112,7 +112,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
         return json(response).result;
       };
       await ask(b.app, 'upsert-data/books', [{ id: 'x', content: { t: 'one' } }]);
-      expect(await ask(a.app, 'list-namespaces')).toEqual(['books']);
+      expect(await ask(a.app, 'list-namespaces')).toEqual(['', 'books']);
       await a.app.close();
       await ask(b.app, 'upsert-data', [{ id: 'y', content: { t: 'two' } }]);
       await ask(b.app, 'reset');

@@ -55,7 +55,7 @@ describe.skipIf(!onPostgres)('several nodes on one PostgreSQL database', () => {
     const info = ok(await call(b, 'info'));
     expect(info.vectorCount).toBe(30);
     expect(info.namespaces.books.vectorCount).toBe(30);
-    expect(ok(await call(b, 'list-namespaces'))).toEqual(['books']);
+    expect(ok(await call(b, 'list-namespaces'))).toEqual(['', 'books']);
 
     ok(await call(b, 'upsert-data/books', [{ id: 'from-b', content: { title: 'written on node b' } }]));
     expect(ok(await call(a, 'fetch/books', { ids: ['from-b'], includeData: true }))[0].content).toEqual({
@@ -83,11 +83,12 @@ describe.skipIf(!onPostgres)('several nodes on one PostgreSQL database', () => {
     ok(await call(a, 'upsert-data/other', makeDocs(3)));
     ok(await call(b, 'reset/ns'));
     expect(ok(await call(a, 'info')).namespaces).toEqual({
+      '': { vectorCount: 0, pendingVectorCount: 0 },
       ns: { vectorCount: 0, pendingVectorCount: 0 },
       other: { vectorCount: 3, pendingVectorCount: expect.any(Number) },
     });
     ok(await call(a, 'delete-namespace/other'));
-    expect(ok(await call(b, 'list-namespaces'))).toEqual(['ns']);
+    expect(ok(await call(b, 'list-namespaces'))).toEqual(['', 'ns']);
     const missing = await call(b, 'delete-namespace/other');
     expect(missing.statusCode).toBe(404);
   });
@@ -217,7 +218,7 @@ describe.skipIf(!onPostgres)('several nodes on one PostgreSQL database', () => {
     ok(await call(c, 'search/books', { query: 'Document', topK: 3 }));
     expect(ok(await call(c, 'fetch/books', { ids: ['doc-1'] }))[0].id).toBe('doc-1');
     expect(ok(await call(c, 'range/books', { cursor: '', limit: 100 })).vectors).toHaveLength(10);
-    expect(ok(await call(c, 'list-namespaces'))).toEqual(['books']);
+    expect(ok(await call(c, 'list-namespaces'))).toEqual(['', 'books']);
     expect(headReads).toBe(caughtUp);
 
     ok(await call(b, 'upsert-data/books', [{ id: 'late', content: { title: 'written on b after c caught up' } }]));
@@ -251,6 +252,7 @@ describe.skipIf(!onPostgres)('several nodes on one PostgreSQL database', () => {
     });
     const c = fresh.app;
     expect(ok(await call(c, 'info')).namespaces).toEqual({
+      '': { vectorCount: 0, pendingVectorCount: 0 },
       books: { vectorCount: 119, pendingVectorCount: expect.any(Number) },
       empty: { vectorCount: 0, pendingVectorCount: 0 },
     });

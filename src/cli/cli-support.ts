@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { type Config, ConfigError, type ConfigFlags, loadConfig } from '../config.js';
 import { AppError } from '../errors.js';
+import { printable } from './remote/output.js';
 
 /** Exit code for a bad invocation: unknown flags, invalid configuration. */
 export const EXIT_USAGE = 2;
@@ -64,6 +65,7 @@ export function reportFailure(error: unknown): number {
     process.stderr.write(`${JSON.stringify(body)}\n`);
     return EXIT_FAILURE;
   }
-  process.stderr.write(`searchplane: ${error instanceof Error ? error.message : String(error)}\n`);
+  // Messages may quote what a server or a file holds (ids, names): no raw escape sequences.
+  process.stderr.write(`searchplane: ${printable(error instanceof Error ? error.message : String(error))}\n`);
   return EXIT_FAILURE;
 }

@@ -78,7 +78,7 @@ export class ApiClient {
     body: unknown,
     onRetry?: RetryListener,
   ): Promise<T> {
-    const url = `${index.url}/${route}${namespace === '' ? '' : `/${encodeURIComponent(namespace)}`}`;
+    const url = `${index.url}/${route}${namespace === '' ? '' : `/${namespaceSegment(namespace)}`}`;
     const call = async () => {
       const { body: answer } = await sendRequest(this.transport, {
         method: 'POST',
@@ -112,4 +112,13 @@ export class ApiClient {
     });
     return response.body as T;
   }
+}
+
+/**
+ * A namespace as one path segment. encodeURIComponent leaves dots alone, and a segment "." or
+ * ".." would be collapsed as a dot segment (addressing the default namespace or the parent
+ * route), so those two are sent percent-encoded; the transport sends the path as written.
+ */
+export function namespaceSegment(namespace: string): string {
+  return namespace === '.' || namespace === '..' ? '%2E'.repeat(namespace.length) : encodeURIComponent(namespace);
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
@@ -52,6 +52,24 @@ describe('credentials file', () => {
     expect(() => readCredentialsFile(file)).toThrow(UsageError);
     expect(() => readCredentialsFile(file)).toThrow(/searchplane login/);
   });
+
+  test.each([
+    ['null', 'null'],
+    ['a number', '42'],
+    ['an array', '[]'],
+  ])('a file holding %s is the same usage error as bad JSON', (_name, text) => {
+    const file = path.join(tempDir(), 'credentials.json');
+    writeFileSync(file, text);
+    expect(() => readCredentialsFile(file)).toThrow(UsageError);
+    expect(() => readCredentialsFile(file)).toThrow(/is not valid JSON: run `searchplane login`/);
+  });
+
+  test('a directory in its place is a usage error naming the file', () => {
+    const file = path.join(tempDir(), 'credentials.json');
+    mkdirSync(file);
+    expect(() => readCredentialsFile(file)).toThrow(UsageError);
+    expect(() => readCredentialsFile(file)).toThrow(/cannot read .*credentials\.json \(EISDIR\)/);
+  });
 });
 
 describe('mergeCredentials', () => {
@@ -59,17 +77,30 @@ describe('mergeCredentials', () => {
   const env = { SEARCHPLANE_URL: 'http://env', SEARCHPLANE_EMAIL: 'env@x', SEARCHPLANE_API_KEY: 'env-key' };
 
   test('flags win over the environment, which wins over the login file, part by part', () => {
-    expect(mergeCredentials({}, {}, file)).toEqual(file);
-    expect(mergeCredentials({}, env, file)).toEqual({ url: 'http://env', email: 'env@x', apiKey: 'env-key' });
-    expect(mergeCredentials({ apiKey: 'flag-key' }, { SEARCHPLANE_URL: 'http://env' }, file)).toEqual({
+    expect(mergeCredentials({}, {}, () => file)).toEqual(file);
+    expect(mergeCredentials({}, env, () => file)).toEqual({ url: 'http://env', email: 'env@x', apiKey: 'env-key' });
+    expect(mergeCredentials({ apiKey: 'flag-key' }, { SEARCHPLANE_URL: 'http://env' }, () => file)).toEqual({
       url: 'http://env',
       email: 'file@x',
       apiKey: 'flag-key',
     });
   });
 
+  test('the login file is read only for the parts flags and environment leave out', () => {
+    const broken = () => {
+      throw new UsageError('broken login file');
+    };
+    expect(mergeCredentials({ url: 'http://f', email: 'f@x', apiKey: 'k' }, {}, broken)).toEqual({
+      url: 'http://f',
+      email: 'f@x',
+      apiKey: 'k',
+    });
+    expect(mergeCredentials({ url: 'http://f' }, env, broken).apiKey).toBe('env-key');
+    expect(() => mergeCredentials({ url: 'http://f' }, {}, broken)).toThrow(/broken login file/);
+  });
+
   test('empty environment variables do not count', () => {
-    expect(mergeCredentials({}, { SEARCHPLANE_URL: '' }, file).url).toBe('http://file');
+    expect(mergeCredentials({}, { SEARCHPLANE_URL: '' }, () => file).url).toBe('http://file');
   });
 });
 

@@ -26,17 +26,31 @@ export function credentialsPath(env: NodeJS.ProcessEnv): string {
   return path.join(configHome, 'searchplane', 'credentials.json');
 }
 
-/** The saved credentials, or `{}` when there is no login file. */
+/**
+ * The saved credentials, or `{}` when there is no login file. A file that cannot be read, or
+ * holds anything but a JSON object, is a {@link UsageError} saying how to fix it.
+ */
 export function readCredentialsFile(file: string): Credentials {
   if (!existsSync(file)) return {};
-  let saved: { url?: unknown; email?: unknown; api_key?: unknown };
+  const fix = 'run `searchplane login` again (or `searchplane logout`)';
+  let text: string;
   try {
-    saved = JSON.parse(readFileSync(file, 'utf8'));
-  } catch {
-    throw new UsageError(`${file} is not valid JSON: run \`searchplane login\` again (or \`searchplane logout\`)`);
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'}): ${fix}`);
   }
-  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
-  return { url: text(saved.url), email: text(saved.email), apiKey: text(saved.api_key) };
+  let saved: unknown;
+  try {
+    saved = JSON.parse(text);
+  } catch {
+    saved = undefined;
+  }
+  if (typeof saved !== 'object' || saved === null || Array.isArray(saved)) {
+    throw new UsageError(`${file} is not valid JSON: ${fix}`);
+  }
+  const { url, email, api_key } = saved as { url?: unknown; email?: unknown; api_key?: unknown };
+  const value = (field: unknown) => (typeof field === 'string' && field !== '' ? field : undefined);
+  return { url: value(url), email: value(email), apiKey: value(api_key) };
 }
 
 /**
@@ -60,15 +74,19 @@ export function removeCredentialsFile(file: string): boolean {
 
 /**
  * Each part from the first source that has it: flags, then SEARCHPLANE_URL /
- * SEARCHPLANE_EMAIL / SEARCHPLANE_API_KEY, then the login file.
+ * SEARCHPLANE_EMAIL / SEARCHPLANE_API_KEY, then the login file. The file is read only when a
+ * part is still missing, so a broken file does not stop a command given everything it needs.
  */
-export function mergeCredentials(flags: Credentials, env: NodeJS.ProcessEnv, file: Credentials): Credentials {
+export function mergeCredentials(flags: Credentials, env: NodeJS.ProcessEnv, readFile: () => Credentials): Credentials {
   const pick = (...values: (string | undefined)[]) => values.find((value) => value !== undefined && value !== '');
-  return {
-    url: pick(flags.url, env.SEARCHPLANE_URL, file.url),
-    email: pick(flags.email, env.SEARCHPLANE_EMAIL, file.email),
-    apiKey: pick(flags.apiKey, env.SEARCHPLANE_API_KEY, file.apiKey),
+  const given = {
+    url: pick(flags.url, env.SEARCHPLANE_URL),
+    email: pick(flags.email, env.SEARCHPLANE_EMAIL),
+    apiKey: pick(flags.apiKey, env.SEARCHPLANE_API_KEY),
   };
+  if (given.url && given.email && given.apiKey) return given;
+  const file = readFile();
+  return { url: given.url ?? file.url, email: given.email ?? file.email, apiKey: given.apiKey ?? file.apiKey };
 }
 
 /** Checks that every part is there and the URL is http(s); a {@link UsageError} says what is missing. */

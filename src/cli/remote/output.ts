@@ -1,26 +1,41 @@
 /** Human-readable output: aligned tables and `label: value` blocks on stdout. */
 
+// C0 controls, DEL and C1 controls (U+0080–U+009F, e.g. U+009B, a one-character CSI).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what gets escaped
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/**
+ * Text from the server (names, ids, document content) made safe for a terminal: every control
+ * character becomes `\xHH`, so a stored escape sequence cannot clear the screen, recolour it or
+ * set the window title. Newlines are escaped too: a table cell must stay on its line.
+ */
+export function printable(text: string): string {
+  return text.replace(CONTROL, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
 /** Columns padded to their widest cell; the last column is not padded (it may be long). */
 export function formatTable(headers: string[], rows: string[][]): string {
+  const safe = rows.map((row) => row.map(printable));
   const widths = headers.map((header, column) =>
-    Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)),
+    Math.max(displayWidth(header), ...safe.map((row) => displayWidth(row[column] ?? ''))),
   );
   const line = (cells: string[]) =>
     cells
-      .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column])))
+      .map((cell, column) => (column === cells.length - 1 ? cell : padToWidth(cell, widths[column])))
       .join('  ')
       .trimEnd();
-  return [line(headers), ...rows.map(line)].join('\n');
+  return [line(headers), ...safe.map(line)].join('\n');
 }
 
 /** `label:  value` lines with the values aligned. */
 export function formatFields(fields: [string, string | number | boolean][]): string {
   const width = Math.max(...fields.map(([label]) => label.length)) + 1;
-  return fields.map(([label, value]) => `${`${label}:`.padEnd(width)}  ${value}`).join('\n');
+  return fields.map(([label, value]) => `${`${label}:`.padEnd(width)}  ${printable(String(value))}`).join('\n');
 }
 
+/** Prints lines for people: control characters other than the line breaks are escaped. */
 export function printText(text: string): void {
-  process.stdout.write(`${text}\n`);
+  process.stdout.write(`${text.split('\n').map(printable).join('\n')}\n`);
 }
 
 /** A quota for people: -1 is "unlimited", others with thousands separators. */
@@ -60,12 +75,59 @@ export function contentPreview(content: unknown, width: number): string {
           ([key, value]) => `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`,
         )
       : [content === undefined ? '' : JSON.stringify(content)];
-  return truncate(parts.join(' · ').replace(/\s+/g, ' ').trim(), width);
+  return truncate(printable(parts.join(' · ').replace(/\s+/g, ' ').trim()), width);
 }
 
+/**
+ * Cuts `text` to at most `width` terminal columns, ending in `…` when cut. Counts code points,
+ * so a surrogate pair (an emoji) is never split, and East Asian wide characters as two columns.
+ */
 export function truncate(text: string, width: number): string {
-  const chars = [...text];
-  return chars.length <= width ? text : `${chars.slice(0, Math.max(0, width - 1)).join('')}…`;
+  if (displayWidth(text) <= width) return text;
+  let kept = '';
+  let used = 0;
+  for (const char of text) {
+    const next = charWidth(char);
+    if (used + next > width - 1) break;
+    kept += char;
+    used += next;
+  }
+  return `${kept}…`;
+}
+
+/** Terminal columns `text` takes: two for East Asian wide characters and emoji, else one. */
+export function displayWidth(text: string): number {
+  let width = 0;
+  for (const char of text) width += charWidth(char);
+  return width;
+}
+
+function padToWidth(text: string, width: number): string {
+  return text + ' '.repeat(Math.max(0, width - displayWidth(text)));
+}
+
+// The wide ranges of Unicode's East Asian Width (W and F) that text is likely to hold, and the
+// emoji blocks; an approximation, but it keeps CJK and emoji columns aligned.
+const WIDE: [number, number][] = [
+  [0x1100, 0x115f],
+  [0x2e80, 0x303e],
+  [0x3041, 0x33ff],
+  [0x3400, 0x4dbf],
+  [0x4e00, 0x9fff],
+  [0xa000, 0xa4cf],
+  [0xac00, 0xd7a3],
+  [0xf900, 0xfaff],
+  [0xfe30, 0xfe4f],
+  [0xff00, 0xff60],
+  [0xffe0, 0xffe6],
+  [0x1f300, 0x1f64f],
+  [0x1f900, 0x1f9ff],
+  [0x20000, 0x3fffd],
+];
+
+function charWidth(char: string): number {
+  const code = char.codePointAt(0) ?? 0;
+  return WIDE.some(([from, to]) => code >= from && code <= to) ? 2 : 1;
 }
 
 const BARS = '▁▂▃▄▅▆▇█';

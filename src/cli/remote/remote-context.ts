@@ -36,7 +36,7 @@ export function remoteFlags(command: Command): Credentials {
  * here, once per command, like the server's config is read once in src/config.ts.
  */
 export function resolveCredentials(command: Command, env: NodeJS.ProcessEnv = process.env): Credentials {
-  return mergeCredentials(remoteFlags(command), env, readCredentialsFile(credentialsPath(env)));
+  return mergeCredentials(remoteFlags(command), env, () => readCredentialsFile(credentialsPath(env)));
 }
 
 /** A client for the server the command's credentials name; a usage error when any part is missing. */

@@ -6,7 +6,7 @@ import type { ImportDocument } from '../import/import-document.js';
 import { formatFromName, type ImportFormat, openImportSource } from '../import/import-sources.js';
 import { SourceError } from '../import/source-error.js';
 import { perRequestLimit, resolveIndex } from '../index-resolver.js';
-import { formatCount, plural, printText } from '../output.js';
+import { formatCount, plural, printable, printText } from '../output.js';
 import { createProgress, formatDuration, type Progress } from '../progress.js';
 import { connect } from '../remote-context.js';
 import type { RetryListener } from '../retry.js';
@@ -122,10 +122,12 @@ function reportImport(outcome: ImportOutcome): void {
     printText(`imported ${count} into ${where} in ${seconds.toFixed(1)} s${rate}`);
   }
   for (const failure of importer.failures) {
-    process.stderr.write(`searchplane: not imported: ${failure.ids.join(', ')}: ${failure.error}\n`);
+    process.stderr.write(`searchplane: not imported: ${printable(`${failure.ids.join(', ')}: ${failure.error}`)}\n`);
   }
   if (stopped) {
-    process.stderr.write(`searchplane: import stopped, the rest of ${outcome.file} was not read: ${stopped.message}\n`);
+    process.stderr.write(
+      `searchplane: import stopped, the rest of ${outcome.file} was not read: ${printable(stopped.message)}\n`,
+    );
   }
   if (importer.failures.length > 0 || stopped) throw new ReportedFailure('import incomplete');
 }

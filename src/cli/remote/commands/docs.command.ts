@@ -2,11 +2,11 @@ import { Command, Option } from 'commander';
 import { printJson, ReportedFailure } from '../../cli-support.js';
 import type { ApiClient, DataPlaneTarget } from '../api-client.js';
 import { exportDocuments, type RangeDocument, type RangePage } from '../export/document-exporter.js';
-import { openExportOutput } from '../export/export-output.js';
+import { checkExportTarget, openExportOutput } from '../export/export-output.js';
 import { IMPORT_FORMATS } from '../import/import-sources.js';
 import { perRequestLimit, resolveIndex } from '../index-resolver.js';
 import { columnList, positiveInteger } from '../option-parsers.js';
-import { formatCount, plural, printText } from '../output.js';
+import { formatCount, plural, printable, printText } from '../output.js';
 import { createProgress } from '../progress.js';
 import { addRemoteOptions, connect } from '../remote-context.js';
 import { importDocuments } from './docs-import.js';
@@ -53,6 +53,7 @@ export function docsCommands(): Command {
   docsCommand(docs, 'export <index> <file>', 'export the documents of a namespace as JSONL (`-` = stdout)')
     .option('--no-progress', 'no progress display on stderr')
     .action(async (ref: string, file: string, flags: NamespaceFlags & { progress: boolean }, command: Command) => {
+      checkExportTarget(file);
       const client = connect(command);
       const record = await resolveIndex(client, ref);
       const target = client.dataPlaneOf(record);
@@ -93,12 +94,12 @@ export function docsCommands(): Command {
         const body = { ids: chunk, includeData: true, includeMetadata: true };
         const found = await client.dataPlane<(RangeDocument | null)[]>(target, 'fetch', flags.namespace, body);
         found.forEach((document, position) => {
-          if (document) printText(JSON.stringify(document));
+          if (document) printJson(document);
           else missing.push(chunk[position]);
         });
       }
       if (missing.length > 0) {
-        process.stderr.write(`searchplane: not found: ${missing.join(', ')}\n`);
+        process.stderr.write(`searchplane: not found: ${printable(missing.join(', '))}\n`);
         throw new ReportedFailure('documents not found');
       }
     },

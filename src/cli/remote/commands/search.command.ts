@@ -2,11 +2,11 @@ import { Command } from 'commander';
 import { printJson } from '../../cli-support.js';
 import { resolveIndex } from '../index-resolver.js';
 import { positiveInteger, semanticWeight } from '../option-parsers.js';
-import { contentPreview, formatTable, printText } from '../output.js';
+import { contentPreview, displayWidth, formatTable, printable, printText, truncate } from '../output.js';
 import { addRemoteOptions, connect } from '../remote-context.js';
 
 interface SearchFlags {
-  topK: number;
+  topK?: number;
   filter?: string;
   semanticWeight?: number;
   rerank?: boolean;
@@ -27,7 +27,7 @@ export function searchCommand(): Command {
     .description('search an index (hybrid full text + semantic); prints a table of hits')
     .argument('<index>', 'index id or name')
     .argument('<query>', 'what to search for')
-    .option('--top-k <k>', 'how many hits', positiveInteger, 10)
+    .option('--top-k <k>', 'how many hits (server default: 10, or max_reads_per_request if lower)', positiveInteger)
     .option('--filter <filter>', 'filter expression, e.g. "genre = \'sci-fi\' AND @metadata.year >= 1977"')
     .option('--semantic-weight <w>', '0 = full text only … 1 = semantic only (server default 0.75)', semanticWeight)
     .option('--rerank', 're-score the hits with the reranker (uses the rerank quota)')
@@ -38,7 +38,9 @@ export function searchCommand(): Command {
       const record = await resolveIndex(client, ref);
       const body = {
         query,
-        topK: flags.topK,
+        // Left out unless given: the server then takes min(10, max_reads_per_request), where a
+        // fixed 10 would be refused by an index that reads fewer per request.
+        ...(flags.topK !== undefined ? { topK: flags.topK } : {}),
         includeData: true,
         includeMetadata: true,
         ...(flags.filter !== undefined ? { filter: flags.filter } : {}),
@@ -54,12 +56,13 @@ export function searchCommand(): Command {
 /** `#  ID  SCORE  CONTENT`, the content cut to fit the terminal (100 columns when not one). */
 export function hitTable(hits: Hit[], columns = process.stdout.columns ?? 100): string {
   if (hits.length === 0) return 'no hits';
-  const idWidth = Math.min(32, Math.max(2, ...hits.map((hit) => hit.id.length)));
+  const ids = hits.map((hit) => printable(hit.id));
+  const idWidth = Math.min(32, Math.max(2, ...ids.map(displayWidth)));
   const used = String(hits.length).length + idWidth + 6 + 3 * 2;
   const previewWidth = Math.max(20, columns - used - 1);
   const rows = hits.map((hit, position) => [
     String(position + 1),
-    hit.id.length > idWidth ? `${hit.id.slice(0, idWidth - 1)}…` : hit.id,
+    truncate(ids[position], idWidth),
     hit.score.toFixed(4),
     contentPreview(hit.content, previewWidth),
   ]);

@@ -1,5 +1,7 @@
 import { once } from 'node:events';
+import { rmSync, statSync } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
+import { UsageError } from '../../cli-support.js';
 
 /** Where `docs export` writes: a file that appears only once complete, or stdout (`-`). */
 export interface ExportOutput {
@@ -10,9 +12,28 @@ export interface ExportOutput {
   abort(): Promise<void>;
 }
 
+/** Exit codes of a command stopped by a signal, as a shell reports them (128 + signal number). */
+const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
+
+/**
+ * Refuses, before anything is downloaded, a target the export could not be renamed to at the
+ * end: an existing directory.
+ */
+export function checkExportTarget(file: string): void {
+  if (file === '-') return;
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(file).isDirectory();
+  } catch {
+    return; // absent (the usual case) or unreadable: opening `<file>.partial` reports it
+  }
+  if (isDirectory) throw new UsageError(`cannot export to ${file}: it is a directory (give a file name)`);
+}
+
 /**
  * Opens the export target. A file is written as `<file>.partial` and renamed at the end, so an
- * export that stops half-way never leaves a file that looks complete.
+ * export that stops half-way never leaves a file that looks complete; on SIGINT or SIGTERM the
+ * partial file is removed before the process exits (130 or 143).
  */
 export async function openExportOutput(file: string): Promise<ExportOutput> {
   if (file === '-') {
@@ -24,6 +45,7 @@ export async function openExportOutput(file: string): Promise<ExportOutput> {
       async abort() {},
     };
   }
+  checkExportTarget(file);
   const partial = `${file}.partial`;
   let handle: Awaited<ReturnType<typeof open>>;
   try {
@@ -31,8 +53,15 @@ export async function openExportOutput(file: string): Promise<ExportOutput> {
   } catch (error) {
     throw new Error(`cannot write ${file}: ${(error as Error).message}`);
   }
+  const onSignal = (signal: NodeJS.Signals) => {
+    rmSync(partial, { force: true });
+    process.exit(SIGNAL_EXIT[signal] ?? 1);
+  };
+  const signals = Object.keys(SIGNAL_EXIT) as NodeJS.Signals[];
+  for (const signal of signals) process.once(signal, onSignal);
   let closed = false;
   const close = async () => {
+    for (const signal of signals) process.off(signal, onSignal);
     if (!closed) await handle.close();
     closed = true;
   };

@@ -60,4 +60,12 @@ describe('CsvDocuments', () => {
   ])('metadata cell %j becomes %j', (cell, expected) => {
     expect(metadataValue(cell)).toBe(expected);
   });
+
+  test('a header naming a column twice is an error on line 1, before any row is read', () => {
+    const error = sourceErrorOf(() => documents('id,title,year,year\nd1,Alien,1979,2003\n', { idColumn: 'id' }));
+    expect(error.line).toBe(1);
+    expect(error.reason).toMatch(/"year" more than once/);
+    // Names are compared as the header is read: trimmed.
+    expect(sourceErrorOf(() => documents('id, t,t \n', { idColumn: 'id' })).line).toBe(1);
+  });
 });

@@ -62,6 +62,16 @@ export class CsvDocuments implements ChunkParser<ParsedValue> {
 
   private readHeader(row: CsvRow) {
     const columns = row.fields.map((name) => name.trim());
+    // Content and metadata are objects keyed by column name: a second "year" would silently
+    // replace the first one's value.
+    const repeated = columns.filter((name, index) => columns.indexOf(name) !== index);
+    if (repeated.length > 0) {
+      throw new SourceError(
+        this.source,
+        row.line,
+        `the header names ${[...new Set(repeated)].map((name) => `"${name}"`).join(', ')} more than once; give each column its own name`,
+      );
+    }
     const position = (name: string, option: string) => {
       const index = columns.indexOf(name);
       if (index < 0) {

@@ -15,6 +15,8 @@ export interface ImportSourceOptions {
   /** Chosen by `--format`; otherwise from the file name, then from the first character. */
   format?: ImportFormat;
   csv: CsvMapping;
+  /** What `-` reads; process.stdin unless a test hands in its own chunks. */
+  stdin?: AsyncIterable<Buffer>;
 }
 
 /** A file (or stdin, `-`) read as a stream of documents. */
@@ -67,20 +69,36 @@ export function openImportSource(file: string, options: ImportSourceOptions): Im
   }
   let read = 0;
   async function* documents(): AsyncGenerator<SourceDocument> {
-    const input = file === '-' ? process.stdin : createReadStream(file);
+    const input = file === '-' ? (options.stdin ?? process.stdin) : createReadStream(file);
     const decoder = new StringDecoder('utf8');
     let parser: ChunkParser<ParsedValue> | undefined;
-    let first = true;
-    for await (const chunk of input as AsyncIterable<Buffer>) {
+    let bomChecked = false;
+    // A pipe may deliver one byte at a time: the BOM check waits for the first decoded
+    // character, and sniffing the format for the first non-whitespace one.
+    let head = '';
+    const take = (text: string): string => {
+      if (!bomChecked && text !== '') {
+        bomChecked = true;
+        if (text.charCodeAt(0) === 0xfeff) return text.slice(1);
+      }
+      return text;
+    };
+    const known = options.format ?? formatFromName(file);
+    for await (const chunk of input) {
       read += chunk.length;
-      let text = decoder.write(chunk);
-      if (first && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-      first = false;
-      parser ??= pickParser(text);
+      let text = take(decoder.write(chunk));
+      if (!parser) {
+        head += text;
+        if (known === undefined && head.trimStart() === '') continue;
+        parser = pickParser(head);
+        text = head;
+        head = '';
+      }
       for (const value of parser.push(text)) yield toImportDocument(name, value);
     }
-    parser ??= pickParser('');
-    for (const value of [...parser.push(decoder.end()), ...parser.end()]) yield toImportDocument(name, value);
+    const rest = head + take(decoder.end());
+    parser ??= pickParser(rest);
+    for (const value of [...parser.push(rest), ...parser.end()]) yield toImportDocument(name, value);
   }
   const pickParser = (firstText: string) => {
     const format = options.format ?? formatFromName(file) ?? sniffFormat(firstText);

@@ -34,4 +34,12 @@ describe('JsonLinesParser', () => {
     expect([...parser.push('{"id":"a"}\n{"id":')]).toHaveLength(1);
     expect(() => [...parser.end()]).toThrow(/docs\.jsonl:2:/);
   });
+
+  // How long this takes belongs in no unit test; what the piecewise pending text must keep is
+  // every line whole, however the chunks cut it.
+  test('lines cut anywhere by small chunks, a long one included, are read whole', () => {
+    const lines = [{ id: 'a' }, { id: 'huge', content: { t: 'a '.repeat(200_000) } }, { id: 'b' }];
+    const text = `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`;
+    expect(parse(text, 1000)).toEqual(lines.map((value, i) => ({ value, line: i + 1 })));
+  });
 });

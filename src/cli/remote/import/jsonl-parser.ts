@@ -5,20 +5,30 @@ import { type ChunkParser, type ParsedValue, SourceError } from './source-error.
  * that is not JSON is a {@link SourceError} naming its line number.
  */
 export class JsonLinesParser implements ChunkParser<ParsedValue> {
-  private pending = '';
+  /**
+   * Pieces of the unfinished line, joined once its end arrives: re-joining and re-splitting the
+   * whole pending text on every chunk made a long line cost the square of its length.
+   */
+  private pending: string[] = [];
   private line = 0;
 
   constructor(private readonly source: string) {}
 
   push(text: string): Iterable<ParsedValue> {
-    const lines = (this.pending + text).split('\n');
-    this.pending = lines.pop() ?? '';
+    const lastBreak = text.lastIndexOf('\n');
+    if (lastBreak < 0) {
+      this.pending.push(text);
+      return [];
+    }
+    const lines = text.slice(0, lastBreak).split('\n');
+    lines[0] = this.pending.join('') + lines[0];
+    this.pending = [text.slice(lastBreak + 1)];
     return this.parseLines(lines);
   }
 
   end(): Iterable<ParsedValue> {
-    const rest = this.pending;
-    this.pending = '';
+    const rest = this.pending.join('');
+    this.pending = [];
     return this.parseLines([rest]);
   }
 

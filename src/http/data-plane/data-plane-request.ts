@@ -47,11 +47,11 @@ const ErrorRef = Type.Ref('DataPlaneError');
 /**
  * Route schema boilerplate: OpenAPI tag and bearer security, the endpoint param (unless `schema`
  * gives params) and the error envelope for the statuses every data-plane route can answer
- * (auth, quotas, limits).
+ * (auth, quotas, limits, and 503 while the store cannot be reached or the node starts).
  */
 export function dataPlaneSchema<S extends object>(summary: string, schema: S) {
   const errors: Record<number, TSchema> = {};
-  for (const status of [400, 401, 403, 404, 413, 414, 429, 500]) errors[status] = ErrorRef;
+  for (const status of [400, 401, 403, 404, 413, 414, 429, 500, 503]) errors[status] = ErrorRef;
   return {
     tags: ['data-plane'],
     summary,

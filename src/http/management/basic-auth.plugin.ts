@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import fp from 'fastify-plugin';
-import { errors } from '../../errors.js';
+import { errors, isAppError } from '../../errors.js';
 import type { AccountService } from '../../services/account.service.js';
 import type { Clock } from '../../services/clock.js';
 import { isCleanText } from '../input-guard.js';
@@ -115,7 +115,10 @@ async function basicAuthPlugin(app: FastifyInstance, options: BasicAuthOptions):
     try {
       request.accountEmail = await options.accounts.authenticate(credentials.email, credentials.apiKey);
     } catch (error) {
-      throttle.recordFailure(credentials.email, request.ip);
+      // Only a refused key is a failed login: a store that cannot be reached (answered 503 with
+      // Retry-After: 1) would otherwise lock out every client that retries as told, for a minute
+      // past the outage.
+      if (isAppError(error) && error.code === 'unauthorized') throttle.recordFailure(credentials.email, request.ip);
       throw error;
     }
     throttle.recordSuccess(credentials.email, request.ip);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { basic, createTestApp, json, type TestContext } from '../../helpers/app.js';
 import { createAccount, type TestAccount } from '../../helpers/factories.js';
 
@@ -50,6 +50,21 @@ describe('without a trusted proxy', () => {
     expect((await login(ctx, victim.auth, '10.0.0.2')).statusCode).toBe(200);
     now += 60_000;
     expect((await login(ctx, victim.auth, '10.0.0.1')).statusCode).toBe(200);
+  });
+
+  test('a store that cannot be reached (503) is no failed login: a client retrying through an outage is not locked out', async () => {
+    const account = await createAccount(ctx.app);
+    const unreachable = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const lookup = vi.spyOn(ctx.app.services.accounts, 'authenticate').mockRejectedValue(unreachable);
+    try {
+      for (let i = 0; i < LIMIT + 2; i++) {
+        const response = await login(ctx, account.auth, '10.2.0.1');
+        expect([response.statusCode, json(response).code]).toEqual([503, 'service_unavailable']);
+      }
+    } finally {
+      lookup.mockRestore();
+    }
+    expect((await login(ctx, account.auth, '10.2.0.1')).statusCode).toBe(200);
   });
 
   test("failures for other accounts never refuse an account's correct key from the same address", async () => {

@@ -103,4 +103,18 @@ describe('output', () => {
     expect(truncate('日本語', 6)).toBe('日本語');
     expect(truncate('日本語', 5)).toBe('日本…');
   });
+
+  // Independent of displayWidth's own table: the widths Unicode's East Asian Width gives them.
+  test.each([
+    ['🚀 (transport symbols)', '🚀', 2],
+    ['✅ (a dingbat shown as a picture)', '✅', 2],
+    ['⭐ ☕ ⚡', '⭐☕⚡', 6],
+    ['🟢 🪐', '🟢🪐', 4],
+    ['ASCII', 'plain', 5],
+    ['a combining accent', 'e\u0301', 1],
+    ['a variation selector', '❤\ufe0f', 1],
+    ['a zero-width space', 'a\u200bb', 2],
+  ])('%s takes its terminal width', (_label, text, width) => {
+    expect(displayWidth(text)).toBe(width);
+  });
 });

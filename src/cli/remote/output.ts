@@ -95,7 +95,11 @@ export function truncate(text: string, width: number): string {
   return `${kept}…`;
 }
 
-/** Terminal columns `text` takes: two for East Asian wide characters and emoji, else one. */
+/**
+ * Terminal columns `text` takes: two for East Asian wide characters and emoji shown as pictures,
+ * none for combining marks, zero-width characters and variation selectors, else one. (A sequence
+ * joined with U+200D, such as a family emoji, still counts its parts: terminals differ there.)
+ */
 export function displayWidth(text: string): number {
   let width = 0;
   for (const char of text) width += charWidth(char);
@@ -106,8 +110,8 @@ function padToWidth(text: string, width: number): string {
   return text + ' '.repeat(Math.max(0, width - displayWidth(text)));
 }
 
-// The wide ranges of Unicode's East Asian Width (W and F) that text is likely to hold, and the
-// emoji blocks; an approximation, but it keeps CJK and emoji columns aligned.
+// The wide ranges of Unicode's East Asian Width (W and F) that text is likely to hold; emoji are
+// found by their Unicode property instead, wherever their block.
 const WIDE: [number, number][] = [
   [0x1100, 0x115f],
   [0x2e80, 0x303e],
@@ -120,12 +124,15 @@ const WIDE: [number, number][] = [
   [0xfe30, 0xfe4f],
   [0xff00, 0xff60],
   [0xffe0, 0xffe6],
-  [0x1f300, 0x1f64f],
-  [0x1f900, 0x1f9ff],
   [0x20000, 0x3fffd],
 ];
+const EMOJI = /^\p{Emoji_Presentation}$/u;
+// Variation selectors are nonspacing marks (Mn) too.
+const ZERO_WIDTH = /^[\p{Mn}\p{Me}\u200b-\u200f\u2060]$/u;
 
 function charWidth(char: string): number {
+  if (ZERO_WIDTH.test(char)) return 0;
+  if (EMOJI.test(char)) return 2;
   const code = char.codePointAt(0) ?? 0;
   return WIDE.some(([from, to]) => code >= from && code <= to) ? 2 : 1;
 }

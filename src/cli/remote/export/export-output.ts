@@ -61,21 +61,33 @@ export async function openExportOutput(file: string): Promise<ExportOutput> {
   for (const signal of signals) process.once(signal, onSignal);
   let closed = false;
   const close = async () => {
-    for (const signal of signals) process.off(signal, onSignal);
     if (!closed) await handle.close();
     closed = true;
+  };
+  // The handlers go only once the partial file is renamed or removed: a signal in between still
+  // removes it (after the rename, rmSync finds nothing to remove).
+  const release = () => {
+    for (const signal of signals) process.off(signal, onSignal);
   };
   return {
     async write(text) {
       await handle.write(text);
     },
     async commit() {
-      await close();
-      await rename(partial, file);
+      try {
+        await close();
+        await rename(partial, file);
+      } finally {
+        release();
+      }
     },
     async abort() {
-      await close();
-      await rm(partial, { force: true });
+      try {
+        await close();
+        await rm(partial, { force: true });
+      } finally {
+        release();
+      }
     },
   };
 }

@@ -153,13 +153,18 @@ async function inputGuardPlugin(app: FastifyInstance): Promise<void> {
   });
 }
 
+/** A charset label that says UTF-8, or none (JSON's default). */
+function labelledUtf8(charset: string | undefined): charset is 'utf-8' | 'utf8' | undefined {
+  return charset === undefined || charset === 'utf-8' || charset === 'utf8';
+}
+
 /**
  * Whether a body that is not valid UTF-8 was meant to be: labelled so (or not at all), without the
  * NUL bytes or byte-order mark of UTF-16/32. Such a body has bytes no UTF-8 text holds (400); any
  * other is in another encoding (415).
  */
 function looksLikeUtf8(charset: string | undefined, bytes: Buffer): boolean {
-  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') return false;
+  if (!labelledUtf8(charset)) return false;
   const bom =
     bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff));
   return !bom && !bytes.includes(0);
@@ -174,7 +179,7 @@ function looksLikeUtf8(charset: string | undefined, bytes: Buffer): boolean {
  */
 function readsAsUtf8(charset: string | undefined, text: string): boolean {
   if (text.includes('\u0000')) return false;
-  if (charset === undefined || charset === 'utf-8' || charset === 'utf8') return true;
+  if (labelledUtf8(charset)) return true;
   if (/^(utf-?(16|32)|ucs-?[24])/.test(charset)) return text.length === 0;
   // biome-ignore lint/suspicious/noControlCharactersInRegex: the whole ASCII range is what is allowed
   return !/[^\u0000-\u007f]/.test(text);

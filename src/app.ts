@@ -217,6 +217,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       usage: services.usage,
       clock,
       shared: store.dialect === 'postgres' ? store.db : undefined,
+      readBytesInFlight: config.readBufferBytes,
     }),
     corsOrigins: config.corsOrigins,
   });

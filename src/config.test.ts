@@ -72,6 +72,13 @@ describe('loadConfig', () => {
     expect(() => loadConfig({}, { SEARCHPLANE_HNSW_M: '2' })).toThrow(/SEARCHPLANE_HNSW_M/);
   });
 
+  test('SEARCHPLANE_READ_BUFFER_MB: 256 MiB by default, whole MiB from 1', () => {
+    expect(loadConfig({}, {}).readBufferBytes).toBe(256 * 1_048_576);
+    expect(loadConfig({}, { SEARCHPLANE_READ_BUFFER_MB: '4' }).readBufferBytes).toBe(4 * 1_048_576);
+    expect(() => loadConfig({}, { SEARCHPLANE_READ_BUFFER_MB: '0' })).toThrow(/SEARCHPLANE_READ_BUFFER_MB/);
+    expect(() => loadConfig({}, { SEARCHPLANE_READ_BUFFER_MB: '1.5' })).toThrow(/SEARCHPLANE_READ_BUFFER_MB/);
+  });
+
   test('an embeddings URL selects the openai provider', () => {
     expect(loadConfig({}, { SEARCHPLANE_EMBEDDINGS_URL: 'http://127.0.0.1:11434' }).embeddings.provider).toBe('openai');
   });

@@ -56,6 +56,8 @@ export interface Config {
   /** Host-based data plane: `{endpoint}.{dataDomain}`. */
   dataDomain?: string;
   bodyLimitBytes: number;
+  /** Memory (bytes) that reads may hold for their documents at once, until their answers are sent. */
+  readBufferBytes: number;
   /** Time for a request to arrive whole (its headers: at most 60 s of it) before 408 and a close. */
   requestTimeoutMs: number;
   meteringFlushMs: number;
@@ -228,6 +230,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     publicUrl: url(str(undefined, 'SEARCHPLANE_PUBLIC_URL'), 'SEARCHPLANE_PUBLIC_URL', ['http:', 'https:']),
     dataDomain: str(undefined, 'SEARCHPLANE_DATA_DOMAIN')?.replace(/^\.+/, '').toLowerCase(),
     bodyLimitBytes: int(env.SEARCHPLANE_BODY_LIMIT_BYTES, 'SEARCHPLANE_BODY_LIMIT_BYTES', 1_048_576, 1024, 1 << 30),
+    readBufferBytes: int(env.SEARCHPLANE_READ_BUFFER_MB, 'SEARCHPLANE_READ_BUFFER_MB', 256, 1, 1 << 20) * 1_048_576,
     requestTimeoutMs: int(
       env.SEARCHPLANE_REQUEST_TIMEOUT_MS,
       'SEARCHPLANE_REQUEST_TIMEOUT_MS',

@@ -39,6 +39,8 @@ export interface SearchRequest {
   reranking: boolean;
   /** Expand the query (the caller has checked that the index allows it). */
   inputEnrichment: boolean;
+  /** Told what the hits' documents will cost in memory before they are parsed (see {@link ReadOptions}). */
+  budget?: ReadBudget;
   /** With enrichment: keep the original query terms beside the expansion. */
   keepOriginalQuery: boolean;
 }
@@ -52,6 +54,14 @@ export interface SearchOutcome {
 export interface ReadOptions {
   includeData: boolean;
   includeMetadata: boolean;
+  /** Told what the documents a read found will cost in memory, before they are parsed; may refuse (throw). */
+  budget?: ReadBudget;
+}
+
+/** Memory for the documents of reads in flight (see services/data-plane/read-bytes-budget.ts). */
+export interface ReadBudget {
+  /** Takes `bytes` more for this read, or throws when the node holds too much already. */
+  reserve(bytes: number): void;
 }
 
 export type FetchSelector = { ids: string[] } | { prefix: string; limit: number };

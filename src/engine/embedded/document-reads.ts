@@ -19,6 +19,25 @@ function columns(options: ReadOptions): string {
   return `label, id${options.includeData ? ', json(content) AS content' : ''}${options.includeMetadata ? ', json(metadata) AS metadata' : ''}`;
 }
 
+/**
+ * What a read's documents cost in memory until its answer is sent, per byte of their stored JSON
+ * text: the rows as read, the objects they are parsed into, the serialized answer and the bytes
+ * waiting for the socket (measured: 30 concurrent 47 MB pages, admitted at 1× their stored size
+ * against a 256 MiB budget, still took a node to 1.7 GB).
+ */
+const MEMORY_PER_STORED_BYTE = 4;
+
+/**
+ * Tells the read's budget what the rows it found will cost (their JSON text is as many bytes as
+ * characters for the ASCII most of it is), before they are parsed and serialized again.
+ */
+function reserve(rows: DocumentRow[], options: ReadOptions): void {
+  if (!options.budget || !(options.includeData || options.includeMetadata)) return;
+  let bytes = 0;
+  for (const row of rows) bytes += row.id.length + (row.content?.length ?? 0) + (row.metadata?.length ?? 0);
+  options.budget.reserve(bytes * MEMORY_PER_STORED_BYTE);
+}
+
 /** Output shape: `content` / `metadata` keys only when requested (and, for metadata, present). */
 export function toOutput(row: DocumentRow, options: ReadOptions): DocumentOutput {
   const output: DocumentOutput = { id: row.id };
@@ -38,6 +57,7 @@ export function fetchByIds(
     nsId,
     JSON.stringify(ids),
   );
+  reserve(rows, options);
   const byId = new Map(rows.map((row) => [row.id, toOutput(row, options)]));
   return ids.map((id) => byId.get(id) ?? null);
 }
@@ -60,6 +80,7 @@ export function listDocuments(
     ...prefix.params,
     range.limit,
   );
+  reserve(rows, options);
   return rows.map((row) => toOutput(row, options));
 }
 
@@ -80,6 +101,7 @@ export function rowsByLabels(store: DocumentStore, labels: number[], options: Re
     `SELECT ${columns(options)} FROM documents WHERE label IN (SELECT value FROM json_each(?))`,
     JSON.stringify(labels),
   );
+  reserve(rows, options);
   return new Map(rows.map((row) => [row.label, row]));
 }
 

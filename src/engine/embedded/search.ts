@@ -1,4 +1,4 @@
-import type { JsonObject, SearchHit, SearchOutcome, SearchRequest } from '../contract.js';
+import type { JsonObject, ReadOptions, SearchHit, SearchOutcome, SearchRequest } from '../contract.js';
 import type { Enricher, Reranker, Vocabulary } from '../providers/provider-types.js';
 import { analyzeQuery, stemToken } from '../query/analyzer.js';
 import { parseFilter } from '../query/filter-parser.js';
@@ -99,6 +99,7 @@ export async function search(
     return readLive(store, ranked, wanted, {
       includeData: request.includeData || request.reranking,
       includeMetadata: request.includeMetadata,
+      budget: request.budget,
     });
   });
   let top = window;
@@ -139,7 +140,7 @@ function readLive(
   store: DocumentStore,
   ranked: Candidate[],
   wanted: number,
-  options: { includeData: boolean; includeMetadata: boolean },
+  options: ReadOptions,
 ): { window: Candidate[]; rows: Map<number, DocumentRow> } {
   const window: Candidate[] = [];
   const rows = new Map<number, DocumentRow>();

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { type TSchema, Type } from 'typebox';
+import type { ReadBudget } from '../../engine/contract.js';
 import { AppError } from '../../errors.js';
 import type { DataPlaneCaller } from '../../services/data-plane/index.js';
 import { EndpointParams, NamespaceParams } from '../schemas/data-plane.schemas.js';
@@ -8,6 +9,11 @@ import { EndpointParams, NamespaceParams } from '../schemas/data-plane.schemas.j
 export function callerOf(request: FastifyRequest): DataPlaneCaller {
   if (!request.dataPlaneCaller) throw new AppError('internal_error', 'Data-plane route without a caller');
   return request.dataPlaneCaller;
+}
+
+/** The read's share of the node's memory for documents in flight (search, fetch and range routes). */
+export function readBudgetOf(request: FastifyRequest): ReadBudget | undefined {
+  return request.readLease ?? undefined;
 }
 
 /**

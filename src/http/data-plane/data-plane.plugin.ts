@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
-import type { DataPlane, DataPlaneCaller, DataPlaneRoute } from '../../services/data-plane/index.js';
+import type { DataPlane, DataPlaneCaller, DataPlaneRoute, ReadLease } from '../../services/data-plane/index.js';
 import { createErrorHandler, toAppError } from '../error-handler.js';
 import { DataPlaneErrorSchema } from '../schemas/data-plane.schemas.js';
 import { registerDataPlaneCors } from './data-plane-cors.js';
@@ -13,6 +13,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The index and token kind behind a data-plane request (set by the token check). */
     dataPlaneCaller: DataPlaneCaller | null;
+    /** A read's share of the node's memory for documents in flight (search, fetch, range). */
+    readLease: ReadLease | null;
   }
   interface FastifyContextConfig {
     /** Marks a data-plane route; its name decides what a read-only token may call. */
@@ -27,6 +29,8 @@ export interface DataPlanePluginOptions {
 }
 
 const BEARER_CHALLENGE = 'Bearer realm="searchplane"';
+/** Routes whose answers carry documents, read under the node's ReadBytesBudget. */
+const READS: ReadonlySet<DataPlaneRoute> = new Set(['search', 'fetch', 'range']);
 
 /**
  * The per-index API (`/indexes/{endpoint}/...`, or `/...` on `{endpoint}.{dataDomain}`):
@@ -50,7 +54,8 @@ export async function dataPlanePlugin(
   });
 
   app.decorateRequest('dataPlaneCaller', null);
-  app.addHook('onRequest', async (request) => {
+  app.decorateRequest('readLease', null);
+  app.addHook('onRequest', async (request, reply) => {
     // Every body is JSON: the SDK says so, but curl users of the REST API often omit the header.
     if (!request.headers['content-type']?.toLowerCase().startsWith('application/json')) {
       request.headers['content-type'] = 'application/json';
@@ -61,6 +66,13 @@ export async function dataPlanePlugin(
     const caller = await dataPlane.auth.authenticate(endpoint, request.headers.authorization);
     request.dataPlaneCaller = caller;
     dataPlane.auth.authorize(caller, route);
+    if (READS.has(route)) {
+      // Held until the answer has been handed to the socket, or the connection is gone ('close'
+      // comes in both cases, and after an error answer too).
+      const lease = dataPlane.readBytes.lease();
+      request.readLease = lease;
+      reply.raw.once('close', lease.release);
+    }
   });
   app.addHook('onSend', async (request, _reply, payload) => {
     if (request.dataPlaneCaller) {

@@ -10,7 +10,14 @@ import {
   resultOf,
   UpsertBody,
 } from '../schemas/data-plane.schemas.js';
-import { callerOf, dataPlaneSchema, envelope, namespacedUrls, namespaceOf } from './data-plane-request.js';
+import {
+  callerOf,
+  dataPlaneSchema,
+  envelope,
+  namespacedUrls,
+  namespaceOf,
+  readBudgetOf,
+} from './data-plane-request.js';
 
 /**
  * Document routes, each at `/{route}` (default namespace) and `/{route}/{namespace}`:
@@ -35,7 +42,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ service: DataPlaneServi
       response: { 200: resultOf('Documents') },
     });
     app.post(url, { schema, config: { dataPlaneRoute: 'fetch' } }, async (request) =>
-      envelope(await service.fetch(callerOf(request), namespaceOf(request), request.body)),
+      envelope(await service.fetch(callerOf(request), namespaceOf(request), request.body, readBudgetOf(request))),
     );
   }
 
@@ -57,7 +64,9 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ service: DataPlaneServi
       response: { 200: resultOf('{ nextCursor: string ("" at the end), vectors: Document[] }') },
     });
     app.post(url, { schema, config: { dataPlaneRoute: 'range' } }, async (request) =>
-      envelope(await service.range(callerOf(request), namespaceOf(request), request.body as RangeInput)),
+      envelope(
+        await service.range(callerOf(request), namespaceOf(request), request.body as RangeInput, readBudgetOf(request)),
+      ),
     );
   }
 

@@ -4,6 +4,7 @@ import type {
   FetchSelector,
   IndexEngine,
   IndexInfo,
+  ReadBudget,
   SearchEngine,
   SearchHit,
 } from '../../engine/contract.js';
@@ -104,7 +105,12 @@ export class DataPlaneService {
   }
 
   /** Hybrid search, best first, scores 0..1. Past the rerank quota it ranks without reranking. */
-  async search(caller: DataPlaneCaller, namespace: string, input: SearchInput): Promise<SearchHit[]> {
+  async search(
+    caller: DataPlaneCaller,
+    namespace: string,
+    input: SearchInput,
+    budget?: ReadBudget,
+  ): Promise<SearchHit[]> {
     // Unasked, no more than the index's plan allows in one request (a limit it never chose to pass).
     const limit = caller.quotas.max_reads_per_request;
     const topK = input.topK ?? (limit > 0 ? Math.min(DEFAULT_TOP_K, limit) : DEFAULT_TOP_K);
@@ -123,6 +129,7 @@ export class DataPlaneService {
       // Enrichment is on by default (as in the SDK's docs) but only where the index allows it.
       inputEnrichment: caller.inputEnrichmentEnabled && (input.inputEnrichment ?? true),
       keepOriginalQuery: input._appendOriginalInputToEnrichmentResult ?? false,
+      budget,
     });
     this.quotas.record(caller.indexId, {
       queries: 1,
@@ -132,7 +139,12 @@ export class DataPlaneService {
   }
 
   /** By ids (aligned with them, null where missing) or by id prefix; see {@link parseFetchBody}. */
-  async fetch(caller: DataPlaneCaller, namespace: string, body: unknown): Promise<(DocumentOutput | null)[]> {
+  async fetch(
+    caller: DataPlaneCaller,
+    namespace: string,
+    body: unknown,
+    budget?: ReadBudget,
+  ): Promise<(DocumentOutput | null)[]> {
     const { selector: wanted, flags } = parseFetchBody(body);
     let selector: FetchSelector;
     if ('ids' in wanted) {
@@ -147,7 +159,7 @@ export class DataPlaneService {
     }
     await this.quotas.admit(caller, 'query');
     const index = await this.open(caller);
-    const documents = await index.fetch(namespace, selector, flags);
+    const documents = await index.fetch(namespace, selector, { ...flags, budget });
     this.quotas.record(caller.indexId, { queries: 1 });
     return documents;
   }
@@ -167,7 +179,12 @@ export class DataPlaneService {
   }
 
   /** One page of documents in id order; `nextCursor` is "" after the last page. */
-  async range(caller: DataPlaneCaller, namespace: string, input: RangeInput): Promise<RangeOutput> {
+  async range(
+    caller: DataPlaneCaller,
+    namespace: string,
+    input: RangeInput,
+    budget?: ReadBudget,
+  ): Promise<RangeOutput> {
     this.quotas.checkRequestLimit(caller, 'max_reads_per_request', input.limit, 'Range limit');
     await this.quotas.admit(caller, 'query');
     const index = await this.open(caller);
@@ -177,6 +194,7 @@ export class DataPlaneService {
       prefix: input.prefix ?? undefined,
       includeData: input.includeData ?? false,
       includeMetadata: input.includeMetadata ?? false,
+      budget,
     });
     this.quotas.record(caller.indexId, { queries: 1 });
     return { nextCursor: page.nextCursor, vectors: page.documents };

@@ -6,6 +6,7 @@ import type { SearchIndexService } from '../search-index.service.js';
 import type { UsageMeter } from '../usage-meter.service.js';
 import { DataPlaneService } from './data-plane.service.js';
 import { QuotaGuard } from './quota-guard.service.js';
+import { ReadBytesBudget } from './read-bytes-budget.js';
 import { SharedRateLimiter } from './shared-rate-limiter.js';
 import { DataPlaneAuthenticator } from './token-auth.service.js';
 
@@ -18,12 +19,15 @@ const SHARED_USAGE_REFRESH_MS = 1000;
 export { DataPlaneService } from './data-plane.service.js';
 export { EngineIndexData, removeOrphanedIndexData } from './index-data-lifecycle.js';
 export { QuotaGuard } from './quota-guard.service.js';
+export { ReadBytesBudget, type ReadLease } from './read-bytes-budget.js';
 export { DataPlaneAuthenticator, type DataPlaneCaller, type DataPlaneRoute } from './token-auth.service.js';
 
 /** Everything the per-index HTTP API needs. */
 export interface DataPlane {
   auth: DataPlaneAuthenticator;
   service: DataPlaneService;
+  /** Memory of the documents that reads hold until their answers are sent (shared by all indexes). */
+  readBytes: ReadBytesBudget;
 }
 
 export interface CreateDataPlaneOptions {
@@ -38,6 +42,8 @@ export interface CreateDataPlaneOptions {
    * SharedRateLimiter) and daily/monthly budgets are re-read every second.
    */
   shared?: Kysely<DB>;
+  /** Bytes of documents reads may hold at once (see ReadBytesBudget). */
+  readBytesInFlight: number;
 }
 
 /** Wires the data-plane services over the engine and the management services' store. */
@@ -49,5 +55,6 @@ export function createDataPlane(options: CreateDataPlaneOptions): DataPlane {
   return {
     auth: new DataPlaneAuthenticator(options.indexes),
     service: new DataPlaneService(options.engine, quotas),
+    readBytes: new ReadBytesBudget(options.readBytesInFlight),
   };
 }

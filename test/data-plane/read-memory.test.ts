@@ -102,6 +102,22 @@ describe('memory of reads in flight', () => {
     expect(json(after).result.vectors[0].metadata.blob).toHaveLength(METADATA_BYTES);
   }, 60_000);
 
+  test('reads one after another on a kept-alive connection each release theirs when answered', async () => {
+    const bigPage = () =>
+      fetch(`${ctx.baseUrl}/indexes/${endpoint}/range/big`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ cursor: '', limit: DOCS, includeMetadata: true }),
+      });
+    for (let i = 0; i < 3; i++) {
+      const response = await bigPage();
+      expect(response.status).toBe(200);
+      expect(response.headers.get('connection')).not.toBe('close');
+      expect((await response.json()).result.vectors).toHaveLength(DOCS);
+    }
+    expect((await smallRange()).statusCode).toBe(200);
+  }, 60_000);
+
   test('a client that hangs up before reading its answer releases what its read held', async () => {
     const { port } = new URL(ctx.baseUrl);
     const socket = net.connect(Number(port), '127.0.0.1');

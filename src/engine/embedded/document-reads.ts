@@ -20,22 +20,28 @@ function columns(options: ReadOptions): string {
 }
 
 /**
- * What a read's documents cost in memory until its answer is sent, per byte of their stored JSON
- * text: the rows as read, the objects they are parsed into, the serialized answer and the bytes
- * waiting for the socket (measured: 30 concurrent 47 MB pages, admitted at 1× their stored size
- * against a 256 MiB budget, still took a node to 1.7 GB).
+ * What a read's documents cost in memory until its answer is sent, per byte stored: the rows as
+ * read, the objects they are parsed into, the serialized answer and the bytes waiting for the
+ * socket (30 concurrent 47 MB pages, counted at 1x against a 256 MiB budget, still took a node to
+ * 1.7 GB).
  */
 const MEMORY_PER_STORED_BYTE = 4;
 
 /**
- * Tells the read's budget what the rows it found will cost (their JSON text is as many bytes as
- * characters for the ASCII most of it is), before they are parsed and serialized again.
+ * The rows of `SELECT <columns> <from>`, after the read's budget has been told what they will cost,
+ * from their stored sizes: a first query reads those without loading any document (SQLite takes a
+ * blob's length from its record header), so a read refused for want of memory has read nothing.
  */
-function reserve(rows: DocumentRow[], options: ReadOptions): void {
-  if (!options.budget || !(options.includeData || options.includeMetadata)) return;
-  let bytes = 0;
-  for (const row of rows) bytes += row.id.length + (row.content?.length ?? 0) + (row.metadata?.length ?? 0);
-  options.budget.reserve(bytes * MEMORY_PER_STORED_BYTE);
+function readRows(store: DocumentStore, options: ReadOptions, from: string, params: unknown[]): DocumentRow[] {
+  if (options.budget && (options.includeData || options.includeMetadata)) {
+    const size = `length(id)${options.includeData ? ' + length(content)' : ''}${options.includeMetadata ? ' + ifnull(length(metadata), 0)' : ''}`;
+    const stored = store
+      .statement(`SELECT total(size) FROM (SELECT ${size} AS size ${from})`)
+      .pluck(true)
+      .get(...params) as number;
+    options.budget.reserve(stored * MEMORY_PER_STORED_BYTE);
+  }
+  return store.all<DocumentRow>(`SELECT ${columns(options)} ${from}`, ...params);
 }
 
 /** Output shape: `content` / `metadata` keys only when requested (and, for metadata, present). */
@@ -52,12 +58,10 @@ export function fetchByIds(
   ids: string[],
   options: ReadOptions,
 ): (DocumentOutput | null)[] {
-  const rows = store.all<DocumentRow>(
-    `SELECT ${columns(options)} FROM documents WHERE ns = ? AND id IN (SELECT value FROM json_each(?))`,
+  const rows = readRows(store, options, 'FROM documents WHERE ns = ? AND id IN (SELECT value FROM json_each(?))', [
     nsId,
     JSON.stringify(ids),
-  );
-  reserve(rows, options);
+  ]);
   const byId = new Map(rows.map((row) => [row.id, toOutput(row, options)]));
   return ids.map((id) => byId.get(id) ?? null);
 }
@@ -73,14 +77,12 @@ export function listDocuments(
   options: ReadOptions,
 ): DocumentOutput[] {
   const prefix = range.prefix ? idPrefixCondition(range.prefix) : { sql: '1', params: [] };
-  const rows = store.all<DocumentRow>(
-    `SELECT ${columns(options)} FROM documents WHERE ns = ? AND id > ? AND ${prefix.sql} ORDER BY id LIMIT ?`,
-    nsId,
-    range.after,
-    ...prefix.params,
-    range.limit,
+  const rows = readRows(
+    store,
+    options,
+    `FROM documents WHERE ns = ? AND id > ? AND ${prefix.sql} ORDER BY id LIMIT ?`,
+    [nsId, range.after, ...prefix.params, range.limit],
   );
-  reserve(rows, options);
   return rows.map((row) => toOutput(row, options));
 }
 
@@ -97,11 +99,9 @@ export function idPrefixCondition(prefix: string): { sql: string; params: (strin
 
 /** Current rows for labels; labels of deleted or replaced versions are simply absent. */
 export function rowsByLabels(store: DocumentStore, labels: number[], options: ReadOptions): Map<number, DocumentRow> {
-  const rows = store.all<DocumentRow>(
-    `SELECT ${columns(options)} FROM documents WHERE label IN (SELECT value FROM json_each(?))`,
+  const rows = readRows(store, options, 'FROM documents WHERE label IN (SELECT value FROM json_each(?))', [
     JSON.stringify(labels),
-  );
-  reserve(rows, options);
+  ]);
   return new Map(rows.map((row) => [row.label, row]));
 }
 

@@ -11,13 +11,13 @@ export interface ReadLease extends ReadBudget {
  * A bound on the memory that reads (search, fetch, range with data or metadata) hold for their
  * documents in this process at once. A read's documents are parsed into objects, serialized into
  * its answer and kept until the socket takes the answer; 30 concurrent pages of 1,000 documents with
- * 47 KB of metadata each (within every documented limit) took a node from 215 MB to 3.0 GB. Each
- * read reserves what its rows will cost (the engine counts four times their stored size) as soon as
- * it has read them, before parsing them (rows are read synchronously, one read at a time, so at most
- * one read's rows exist unreserved), and keeps it until its answer has been sent, slow readers
- * included; a read that would pass the bound is refused with 503 and Retry-After. A read is always
- * admitted while nothing else is held, so no answer within the request limits is refused on an idle
- * node. With the default 256 MiB the same 30 pages peaked at 1.0 GB: 3 answered, 27 told to retry.
+ * 47 KB of metadata each (within every documented limit) took a node from 228 MB to 3.1 GB
+ * (`npm run bench:read-memory`). Each read reserves what its rows will cost (the engine counts four
+ * times their stored size, which it reads before the rows) and keeps it until its answer has been
+ * sent, slow readers included; a read that would pass the bound is refused with 503 and
+ * Retry-After before it has read any document. A read is always admitted while nothing else is
+ * held, so no answer within the request limits is refused on an idle node. With the default
+ * 256 MiB the same 30 pages peaked at 525 MB: one answered, 29 told to retry.
  */
 export class ReadBytesBudget {
   private held = 0;

@@ -113,7 +113,7 @@ describe('memory of reads in flight', () => {
       const response = await bigPage();
       expect(response.status).toBe(200);
       expect(response.headers.get('connection')).not.toBe('close');
-      expect((await response.json()).result.vectors).toHaveLength(DOCS);
+      expect(((await response.json()) as { result: { vectors: unknown[] } }).result.vectors).toHaveLength(DOCS);
     }
     expect((await smallRange()).statusCode).toBe(200);
   }, 60_000);

@@ -220,6 +220,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       readBytesInFlight: config.readBufferBytes,
     }),
     corsOrigins: config.corsOrigins,
+    readAnswerTimeoutMs: config.readAnswerTimeoutMs,
   });
 
   // The web console (`/` redirects to `/console`): static files calling the two APIs above.

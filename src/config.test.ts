@@ -72,11 +72,16 @@ describe('loadConfig', () => {
     expect(() => loadConfig({}, { SEARCHPLANE_HNSW_M: '2' })).toThrow(/SEARCHPLANE_HNSW_M/);
   });
 
-  test('SEARCHPLANE_READ_BUFFER_MB: 256 MiB by default, whole MiB from 1', () => {
+  test('SEARCHPLANE_READ_BUFFER_MB (256 MiB, whole MiB from 1) and SEARCHPLANE_READ_ANSWER_TIMEOUT_MS (60 s)', () => {
     expect(loadConfig({}, {}).readBufferBytes).toBe(256 * 1_048_576);
     expect(loadConfig({}, { SEARCHPLANE_READ_BUFFER_MB: '4' }).readBufferBytes).toBe(4 * 1_048_576);
     expect(() => loadConfig({}, { SEARCHPLANE_READ_BUFFER_MB: '0' })).toThrow(/SEARCHPLANE_READ_BUFFER_MB/);
     expect(() => loadConfig({}, { SEARCHPLANE_READ_BUFFER_MB: '1.5' })).toThrow(/SEARCHPLANE_READ_BUFFER_MB/);
+    expect(loadConfig({}, {}).readAnswerTimeoutMs).toBe(60_000);
+    expect(loadConfig({}, { SEARCHPLANE_READ_ANSWER_TIMEOUT_MS: '5000' }).readAnswerTimeoutMs).toBe(5000);
+    expect(() => loadConfig({}, { SEARCHPLANE_READ_ANSWER_TIMEOUT_MS: '10' })).toThrow(
+      /SEARCHPLANE_READ_ANSWER_TIMEOUT_MS/,
+    );
   });
 
   test('an embeddings URL selects the openai provider', () => {

@@ -58,6 +58,8 @@ export interface Config {
   bodyLimitBytes: number;
   /** Memory (bytes) that reads may hold for their documents at once, until their answers are sent. */
   readBufferBytes: number;
+  /** Time an answer holding read memory has to reach a client that reads slowly, before its connection is closed. */
+  readAnswerTimeoutMs: number;
   /** Time for a request to arrive whole (its headers: at most 60 s of it) before 408 and a close. */
   requestTimeoutMs: number;
   meteringFlushMs: number;
@@ -231,6 +233,13 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     dataDomain: str(undefined, 'SEARCHPLANE_DATA_DOMAIN')?.replace(/^\.+/, '').toLowerCase(),
     bodyLimitBytes: int(env.SEARCHPLANE_BODY_LIMIT_BYTES, 'SEARCHPLANE_BODY_LIMIT_BYTES', 1_048_576, 1024, 1 << 30),
     readBufferBytes: int(env.SEARCHPLANE_READ_BUFFER_MB, 'SEARCHPLANE_READ_BUFFER_MB', 256, 1, 1 << 20) * 1_048_576,
+    readAnswerTimeoutMs: int(
+      env.SEARCHPLANE_READ_ANSWER_TIMEOUT_MS,
+      'SEARCHPLANE_READ_ANSWER_TIMEOUT_MS',
+      60_000,
+      1000,
+      3_600_000,
+    ),
     requestTimeoutMs: int(
       env.SEARCHPLANE_REQUEST_TIMEOUT_MS,
       'SEARCHPLANE_REQUEST_TIMEOUT_MS',

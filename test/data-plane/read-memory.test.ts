@@ -1,25 +1,30 @@
+import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { json } from '../helpers/app.js';
 import { callIndex, createAccountWithIndex, createListeningApp, type ListeningContext } from '../helpers/data-plane.js';
 
 /**
- * Reads hold memory for their documents until their answers are sent: with SEARCHPLANE_READ_BUFFER_MB=4,
- * a 16 MB page whose client does not read it keeps its bytes, and further reads of documents are
- * refused with 503 until that client has taken its answer.
+ * Reads hold memory for their documents until their answers are sent. With SEARCHPLANE_READ_BUFFER_MB=4,
+ * a page of 1,000 documents with 16 KB of metadata each (64 MB counted: four times what is stored)
+ * whose client does not read it keeps its share, and further large reads are refused with 503 until
+ * that client has taken its answer, hung up, or run out of time; small reads (up to 1 MiB counted)
+ * go on meanwhile.
  */
 const DOCS = 1000;
 const METADATA_BYTES = 16_000;
 
-let ctx: ListeningContext;
-let endpoint: string;
-let token: string;
+interface Node {
+  ctx: ListeningContext;
+  endpoint: string;
+  token: string;
+}
 
-beforeAll(async () => {
-  ctx = await createListeningApp({ env: { SEARCHPLANE_READ_BUFFER_MB: '4' } });
-  ({
+async function startNode(env: Record<string, string>): Promise<Node> {
+  const ctx = await createListeningApp({ env });
+  const {
     index: { endpoint, token },
-  } = await createAccountWithIndex(ctx.app));
+  } = await createAccountWithIndex(ctx.app);
   // 16 MB of metadata in upserts of 50 documents (under the 1 MB body limit).
   for (let first = 0; first < DOCS; first += 50) {
     const docs = Array.from({ length: 50 }, (_, i) => ({
@@ -30,65 +35,105 @@ beforeAll(async () => {
     const response = await callIndex(ctx.app, endpoint, 'upsert-data/big', token, docs);
     expect(response.statusCode).toBe(200);
   }
-}, 60_000);
-afterAll(async () => {
-  await ctx.app.close();
-  await ctx.cleanup();
-});
+  return { ctx, endpoint, token };
+}
+
+function rawRequest(node: Node, body: unknown): string {
+  const text = JSON.stringify(body);
+  return (
+    `POST /indexes/${node.endpoint}/range/big HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${node.token}\r\n` +
+    `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`
+  );
+}
 
 /**
- * Sends a range request for every document with metadata over a raw socket and reads nothing
- * until `drain()` is called: the answer (far larger than the socket buffers) stays in the server.
+ * Sends `requests` (pipelined on one connection; the first a range of every document with
+ * metadata) over a raw socket and, once the first bytes of the answer have come (the read was
+ * admitted and holds its share), reads nothing more until `drain()`: the rest of the answer, far
+ * larger than the socket buffers, stays in the server meanwhile. No other read runs before
+ * `started` resolves, so none can hold a share when this one asks for its own.
  */
-function stalledRange(): { drain: () => Promise<string> } {
-  const { port } = new URL(ctx.baseUrl);
+function stalledClient(node: Node, requests: string[]) {
+  const { port } = new URL(node.ctx.baseUrl);
   const socket = net.connect(Number(port), '127.0.0.1');
-  const body = JSON.stringify({ cursor: '', limit: DOCS, includeMetadata: true });
-  socket.write(
-    `POST /indexes/${endpoint}/range/big HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
-      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  socket.on('error', () => {});
+  socket.write(requests.join(''));
+  const chunks: Buffer[] = [];
+  const started = new Promise<string>((resolve) =>
+    socket.once('data', (chunk: Buffer) => {
+      socket.pause();
+      chunks.push(chunk);
+      resolve(chunk.toString('latin1', 0, 12));
+    }),
   );
-  socket.pause();
   return {
+    started,
     drain: () =>
-      new Promise((resolve, reject) => {
-        const chunks: Buffer[] = [];
+      new Promise<string>((resolve, reject) => {
         socket.on('data', (chunk: Buffer) => chunks.push(chunk));
         socket.on('end', () => resolve(Buffer.concat(chunks).toString()));
         socket.on('error', reject);
         socket.resume();
+        socket.end();
       }),
+    destroy: () => socket.destroy(),
   };
 }
 
-const smallRange = () =>
-  callIndex(ctx.app, endpoint, 'range/big', token, { cursor: '', limit: 5, includeMetadata: true });
+const fullPage = { cursor: '', limit: DOCS, includeMetadata: true };
+const stalledRange = (node: Node) => stalledClient(node, [rawRequest(node, fullPage)]);
+/** 50 documents: 3.2 MB counted, more than a small read. */
+const largeRange = (node: Node) =>
+  callIndex(node.ctx.app, node.endpoint, 'range/big', node.token, { cursor: '', limit: 50, includeMetadata: true });
+/** 5 documents: 320 KB counted. */
+const smallRange = (node: Node) =>
+  callIndex(node.ctx.app, node.endpoint, 'range/big', node.token, { cursor: '', limit: 5, includeMetadata: true });
+/** The whole page, which is admitted only while no other read holds anything. */
+const fullRange = (node: Node) => callIndex(node.ctx.app, node.endpoint, 'range/big', node.token, fullPage);
 
 describe('memory of reads in flight', () => {
-  test('a read past the budget is refused with 503 while a stalled answer holds it, and admitted once it is sent', async () => {
-    // Nothing held: a read larger than the whole budget is admitted.
-    const stalled = stalledRange();
-    await expect.poll(async () => (await smallRange()).statusCode, { timeout: 10_000, interval: 50 }).toBe(503);
+  let node: Node;
+  beforeAll(async () => {
+    node = await startNode({ SEARCHPLANE_READ_BUFFER_MB: '4' });
+  }, 60_000);
+  afterAll(async () => {
+    await node.ctx.close();
+  });
 
-    const refused = await smallRange();
+  test('a large read is refused with 503 while a stalled answer holds the budget, and admitted once it is sent', async () => {
+    // Nothing held: a read larger than the whole budget is admitted.
+    const stalled = stalledRange(node);
+    expect(await stalled.started).toBe('HTTP/1.1 200');
+
+    const refused = await largeRange(node);
     expect(refused.statusCode).toBe(503);
     expect(json(refused).code).toBe('service_unavailable');
     expect(refused.headers['retry-after']).toBe('1');
-    const fetched = await callIndex(ctx.app, endpoint, 'fetch/big', token, {
-      ids: ['doc-0001'],
+    const ids = Array.from({ length: 50 }, (_, i) => `doc-${String(i).padStart(4, '0')}`);
+    const fetched = await callIndex(node.ctx.app, node.endpoint, 'fetch/big', node.token, {
+      ids,
       includeMetadata: true,
     });
     expect(fetched.statusCode).toBe(503);
-    const searched = await callIndex(ctx.app, endpoint, 'search/big', token, {
+    // One document asked for 100 times is answered 100 times: counted so, and refused.
+    const repeated = await callIndex(node.ctx.app, node.endpoint, 'fetch/big', node.token, {
+      ids: Array.from({ length: 100 }, () => 'doc-0001'),
+      includeMetadata: true,
+    });
+    expect(repeated.statusCode).toBe(503);
+    const searched = await callIndex(node.ctx.app, node.endpoint, 'search/big', node.token, {
       query: 'document',
-      topK: 5,
+      topK: 50,
       includeMetadata: true,
     });
     expect(searched.statusCode).toBe(503);
-    // Reads without documents' data or metadata hold nothing and go on.
-    const ids = await callIndex(ctx.app, endpoint, 'range/big', token, { cursor: '', limit: 5 });
-    expect(ids.statusCode).toBe(200);
-    expect(json(ids).result.vectors).toHaveLength(5);
+    // Small reads, and reads without data or metadata, go on.
+    const small = await smallRange(node);
+    expect(small.statusCode).toBe(200);
+    expect(json(small).result.vectors[4].metadata.blob).toHaveLength(METADATA_BYTES);
+    const idsOnly = await callIndex(node.ctx.app, node.endpoint, 'range/big', node.token, { cursor: '', limit: 50 });
+    expect(idsOnly.statusCode).toBe(200);
+    expect(json(idsOnly).result.vectors).toHaveLength(50);
 
     const answer = await stalled.drain();
     expect(answer.startsWith('HTTP/1.1 200 OK')).toBe(true);
@@ -96,40 +141,142 @@ describe('memory of reads in flight', () => {
     expect(page.result.vectors).toHaveLength(DOCS);
     expect(page.result.vectors[DOCS - 1].metadata.blob).toHaveLength(METADATA_BYTES);
 
-    // Sent: its bytes are released, and reads of documents are answered again.
-    const after = await smallRange();
-    expect(after.statusCode).toBe(200);
-    expect(json(after).result.vectors[0].metadata.blob).toHaveLength(METADATA_BYTES);
+    // Sent: its share is released, and large reads are answered again.
+    expect((await fullRange(node)).statusCode).toBe(200);
   }, 60_000);
 
   test('reads one after another on a kept-alive connection each release theirs when answered', async () => {
-    const bigPage = () =>
-      fetch(`${ctx.baseUrl}/indexes/${endpoint}/range/big`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ cursor: '', limit: DOCS, includeMetadata: true }),
-      });
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const { port } = new URL(node.ctx.baseUrl);
+    const body = JSON.stringify(fullPage);
+    const reused: boolean[] = [];
     for (let i = 0; i < 3; i++) {
-      const response = await bigPage();
-      expect(response.status).toBe(200);
-      expect(response.headers.get('connection')).not.toBe('close');
-      expect(((await response.json()) as { result: { vectors: unknown[] } }).result.vectors).toHaveLength(DOCS);
+      const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const request = http.request(
+          {
+            host: '127.0.0.1',
+            port,
+            path: `/indexes/${node.endpoint}/range/big`,
+            method: 'POST',
+            agent,
+            headers: { authorization: `Bearer ${node.token}`, 'content-type': 'application/json' },
+          },
+          (response) => {
+            const chunks: Buffer[] = [];
+            response.on('data', (chunk: Buffer) => chunks.push(chunk));
+            response.on('end', () => resolve({ status: response.statusCode!, text: Buffer.concat(chunks).toString() }));
+          },
+        );
+        request.on('error', reject);
+        request.on('socket', () => reused.push(request.reusedSocket));
+        request.end(body);
+      });
+      expect(status).toBe(200);
+      expect(JSON.parse(text).result.vectors).toHaveLength(DOCS);
     }
-    expect((await smallRange()).statusCode).toBe(200);
+    agent.destroy();
+    expect(reused).toEqual([false, true, true]);
+    expect((await fullRange(node)).statusCode).toBe(200);
   }, 60_000);
 
   test('a client that hangs up before reading its answer releases what its read held', async () => {
-    const { port } = new URL(ctx.baseUrl);
+    const stalled = stalledRange(node);
+    expect(await stalled.started).toBe('HTTP/1.1 200');
+    expect((await largeRange(node)).statusCode).toBe(503);
+    stalled.destroy();
+    await expect.poll(async () => (await fullRange(node)).statusCode, { timeout: 10_000, interval: 50 }).toBe(200);
+  }, 60_000);
+});
+
+describe('an answer that holds read memory and is not taken', () => {
+  let node: Node;
+  beforeAll(async () => {
+    node = await startNode({ SEARCHPLANE_READ_BUFFER_MB: '4', SEARCHPLANE_READ_ANSWER_TIMEOUT_MS: '1000' });
+  }, 60_000);
+  afterAll(async () => {
+    await node.ctx.close();
+  });
+
+  test('has its connection closed after SEARCHPLANE_READ_ANSWER_TIMEOUT_MS, which releases its share', async () => {
+    const stalled = stalledRange(node);
+    expect(await stalled.started).toBe('HTTP/1.1 200');
+    expect((await largeRange(node)).statusCode).toBe(503);
+    // The client never reads, so only the server's side shows the close: the whole page, which
+    // needs nothing else held, is admitted again.
+    await expect.poll(async () => (await fullRange(node)).statusCode, { timeout: 10_000, interval: 100 }).toBe(200);
+    stalled.destroy();
+  }, 60_000);
+});
+
+describe('a pipelined read whose connection goes before the answer ahead of it', () => {
+  // OpenAI-compatible embeddings: instant, except for a query containing "slowquery" (2 s).
+  let embeddings: http.Server;
+  let node: ListeningContext;
+  let index: { endpoint: string; token: string };
+  beforeAll(async () => {
+    embeddings = http.createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk) => {
+        body += chunk;
+      });
+      request.on('end', () => {
+        const input: string[] = JSON.parse(body).input;
+        const answer = () =>
+          response.end(
+            JSON.stringify({
+              data: input.map((text, i) => ({ index: i, embedding: [text.length % 7, 1, 2, 3, 4, 5, 6, 7] })),
+            }),
+          );
+        if (input.some((text) => text.includes('slowquery'))) setTimeout(answer, 2000);
+        else answer();
+      });
+    });
+    await new Promise<void>((resolve) => embeddings.listen(0, '127.0.0.1', () => resolve()));
+    const { port } = embeddings.address() as net.AddressInfo;
+    node = await createListeningApp({
+      env: {
+        SEARCHPLANE_READ_BUFFER_MB: '1',
+        SEARCHPLANE_EMBEDDINGS_URL: `http://127.0.0.1:${port}`,
+        SEARCHPLANE_EMBEDDINGS_MODEL: 'fake',
+        SEARCHPLANE_EMBEDDINGS_RETRIES: '0',
+      },
+    });
+    ({ index } = await createAccountWithIndex(node.app));
+    const docs = Array.from({ length: 20 }, (_, i) => ({
+      id: `doc-${i}`,
+      content: { text: `document ${i}` },
+      metadata: { blob: 'x'.repeat(METADATA_BYTES) },
+    }));
+    expect((await callIndex(node.app, index.endpoint, 'upsert-data/big', index.token, docs)).statusCode).toBe(200);
+  }, 60_000);
+  afterAll(async () => {
+    await node.close();
+    embeddings.close();
+  });
+
+  test('releases its share: its answer, queued behind an unfinished one, never gets a socket', async () => {
+    // 20 documents: 1.3 MB counted, admitted only while no other read holds anything.
+    const twenty = () =>
+      callIndex(node.app, index.endpoint, 'range/big', index.token, { cursor: '', limit: 20, includeMetadata: true });
+    expect((await twenty()).statusCode).toBe(200);
+    const raw = (route: string, body: unknown) => {
+      const text = JSON.stringify(body);
+      return (
+        `POST /indexes/${index.endpoint}/${route} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${index.token}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`
+      );
+    };
+    const { port } = new URL(node.baseUrl);
     const socket = net.connect(Number(port), '127.0.0.1');
-    const body = JSON.stringify({ cursor: '', limit: DOCS, includeMetadata: true });
-    socket.write(
-      `POST /indexes/${endpoint}/range/big HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
-        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-    );
-    socket.pause();
     socket.on('error', () => {});
-    await expect.poll(async () => (await smallRange()).statusCode, { timeout: 10_000, interval: 50 }).toBe(503);
+    // A search whose query takes 2 s to embed (it holds nothing), then the 20 documents, read at
+    // once but answered only after the search; the client hangs up before either answer.
+    socket.write(
+      raw('search/big', { query: 'slowquery', topK: 5 }) +
+        raw('range/big', { cursor: '', limit: 20, includeMetadata: true }),
+    );
+    await expect.poll(async () => (await twenty()).statusCode, { timeout: 10_000, interval: 50 }).toBe(503);
     socket.destroy();
-    await expect.poll(async () => (await smallRange()).statusCode, { timeout: 10_000, interval: 50 }).toBe(200);
+    await expect.poll(async () => (await twenty()).statusCode, { timeout: 10_000, interval: 100 }).toBe(200);
   }, 60_000);
 });

@@ -28,17 +28,25 @@ function columns(options: ReadOptions): string {
 const MEMORY_PER_STORED_BYTE = 4;
 
 /**
- * The rows of `SELECT <columns> <from>`, after the read's budget has been told what they will cost,
- * from their stored sizes: a first query reads those without loading any document (SQLite takes a
- * blob's length from its record header), so a read refused for want of memory has read nothing.
+ * The rows of `SELECT <columns> <from>` (`from` names the documents table `d`), after the read's
+ * budget has been told what they will cost, from their stored sizes: a first query reads those
+ * without loading any document (SQLite takes a blob's length from its record header), so a read
+ * refused for want of memory has read nothing. `sized` selects the rows to count when the answer
+ * holds some more than once (a fetch that names an id twice).
  */
-function readRows(store: DocumentStore, options: ReadOptions, from: string, params: unknown[]): DocumentRow[] {
+function readRows(
+  store: DocumentStore,
+  options: ReadOptions,
+  from: string,
+  params: unknown[],
+  sized: { from: string; params: unknown[] } = { from, params },
+): DocumentRow[] {
   if (options.budget && (options.includeData || options.includeMetadata)) {
-    const size = `length(id)${options.includeData ? ' + length(content)' : ''}${options.includeMetadata ? ' + ifnull(length(metadata), 0)' : ''}`;
+    const size = `octet_length(d.id)${options.includeData ? ' + length(d.content)' : ''}${options.includeMetadata ? ' + ifnull(length(d.metadata), 0)' : ''}`;
     const stored = store
-      .statement(`SELECT total(size) FROM (SELECT ${size} AS size ${from})`)
+      .statement(`SELECT total(size) FROM (SELECT ${size} AS size ${sized.from})`)
       .pluck(true)
-      .get(...params) as number;
+      .get(...sized.params) as number;
     options.budget.reserve(stored * MEMORY_PER_STORED_BYTE);
   }
   return store.all<DocumentRow>(`SELECT ${columns(options)} ${from}`, ...params);
@@ -58,10 +66,18 @@ export function fetchByIds(
   ids: string[],
   options: ReadOptions,
 ): (DocumentOutput | null)[] {
-  const rows = readRows(store, options, 'FROM documents WHERE ns = ? AND id IN (SELECT value FROM json_each(?))', [
-    nsId,
-    JSON.stringify(ids),
-  ]);
+  const wanted = JSON.stringify(ids);
+  const rows = readRows(
+    store,
+    options,
+    'FROM documents d WHERE ns = ? AND id IN (SELECT value FROM json_each(?))',
+    [nsId, wanted],
+    // Each id as often as it was asked for: the answer repeats the document.
+    {
+      from: 'FROM json_each(?) AS wanted JOIN documents d ON d.ns = ? AND d.id = wanted.value',
+      params: [wanted, nsId],
+    },
+  );
   const byId = new Map(rows.map((row) => [row.id, toOutput(row, options)]));
   return ids.map((id) => byId.get(id) ?? null);
 }
@@ -80,7 +96,7 @@ export function listDocuments(
   const rows = readRows(
     store,
     options,
-    `FROM documents WHERE ns = ? AND id > ? AND ${prefix.sql} ORDER BY id LIMIT ?`,
+    `FROM documents d WHERE ns = ? AND id > ? AND ${prefix.sql} ORDER BY id LIMIT ?`,
     [nsId, range.after, ...prefix.params, range.limit],
   );
   return rows.map((row) => toOutput(row, options));
@@ -99,7 +115,7 @@ export function idPrefixCondition(prefix: string): { sql: string; params: (strin
 
 /** Current rows for labels; labels of deleted or replaced versions are simply absent. */
 export function rowsByLabels(store: DocumentStore, labels: number[], options: ReadOptions): Map<number, DocumentRow> {
-  const rows = readRows(store, options, 'FROM documents WHERE label IN (SELECT value FROM json_each(?))', [
+  const rows = readRows(store, options, 'FROM documents d WHERE label IN (SELECT value FROM json_each(?))', [
     JSON.stringify(labels),
   ]);
   return new Map(rows.map((row) => [row.label, row]));

@@ -67,6 +67,18 @@ describe('reads tell their budget what their documents will cost', () => {
     expect(search.calls.reduce((sum, b) => sum + b, 0)).toBeGreaterThanOrEqual(4 * 3 * METADATA_CHARS);
   });
 
+  it('a fetch that names an id several times reserves it as often as the answer repeats it', async () => {
+    const budget = recordingBudget();
+    const answer = await index.fetch(
+      '',
+      { ids: ['doc-1', 'doc-1', 'doc-1', 'missing'] },
+      { includeData: false, includeMetadata: true, budget },
+    );
+    expect(answer.filter((doc) => doc !== null)).toHaveLength(3);
+    expect(budget.calls[0]).toBeGreaterThanOrEqual(4 * 3 * METADATA_CHARS);
+    expect(budget.calls[0]).toBeLessThan(4 * 3 * METADATA_CHARS * 1.05);
+  });
+
   it('reads without data or metadata reserve nothing', async () => {
     const budget = recordingBudget();
     await index.range('', { cursor: '', limit: 100, includeData: false, includeMetadata: false, budget });

@@ -53,7 +53,8 @@ const ErrorRef = Type.Ref('DataPlaneError');
 /**
  * Route schema boilerplate: OpenAPI tag and bearer security, the endpoint param (unless `schema`
  * gives params) and the error envelope for the statuses every data-plane route can answer
- * (auth, quotas, limits, and 503 while the store cannot be reached or the node starts).
+ * (auth, quotas, limits, and 503 while the store cannot be reached, the node starts, or reads
+ * already hold the node's memory for documents).
  */
 export function dataPlaneSchema<S extends object>(summary: string, schema: S) {
   const errors: Record<number, TSchema> = {};

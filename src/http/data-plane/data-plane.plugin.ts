@@ -7,6 +7,7 @@ import { registerDataPlaneCors } from './data-plane-cors.js';
 import { renderDataPlaneError } from './data-plane-error.renderer.js';
 import { documentRoutes } from './document.routes.js';
 import { indexInfoRoutes } from './index-info.routes.js';
+import { limitAnswerTime, releaseWhenAnswered } from './read-lease-lifecycle.js';
 import { searchRoutes } from './search.routes.js';
 
 declare module 'fastify' {
@@ -26,6 +27,8 @@ export interface DataPlanePluginOptions {
   dataPlane: DataPlane;
   /** Browser origins allowed by CORS (`['*']` = any); none by default. */
   corsOrigins?: readonly string[];
+  /** Time a read's answer that holds read memory has to reach its client before the connection is closed. */
+  readAnswerTimeoutMs?: number;
 }
 
 const BEARER_CHALLENGE = 'Bearer realm="searchplane"';
@@ -39,7 +42,7 @@ const READS: ReadonlySet<DataPlaneRoute> = new Set(['search', 'fetch', 'range'])
  */
 export async function dataPlanePlugin(
   app: FastifyInstance,
-  { dataPlane, corsOrigins = [] }: DataPlanePluginOptions,
+  { dataPlane, corsOrigins = [], readAnswerTimeoutMs = 60_000 }: DataPlanePluginOptions,
 ): Promise<void> {
   await registerDataPlaneCors(app, corsOrigins);
   app.addSchema(DataPlaneErrorSchema);
@@ -67,14 +70,13 @@ export async function dataPlanePlugin(
     request.dataPlaneCaller = caller;
     dataPlane.auth.authorize(caller, route);
     if (READS.has(route)) {
-      // Held until the answer has been handed to the socket, or the connection is gone ('close'
-      // comes in both cases, and after an error answer too).
       const lease = dataPlane.readBytes.lease();
       request.readLease = lease;
-      reply.raw.once('close', lease.release);
+      releaseWhenAnswered(request, reply, lease);
     }
   });
-  app.addHook('onSend', async (request, _reply, payload) => {
+  app.addHook('onSend', async (request, reply, payload) => {
+    limitAnswerTime(request, reply, readAnswerTimeoutMs);
     if (request.dataPlaneCaller) {
       dataPlane.service.recordBandwidth(request.dataPlaneCaller, requestBytes(request) + payloadBytes(payload));
     }

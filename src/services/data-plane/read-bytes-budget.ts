@@ -5,7 +5,16 @@ import { AppError } from '../../errors.js';
 export interface ReadLease extends ReadBudget {
   /** Returns what the request holds; further calls do nothing. Call when its answer has been sent. */
   release(): void;
+  /** Bytes this read holds now. */
+  readonly holding: number;
 }
+
+/**
+ * Reads that reserve at most this much (a search's ten documents, a page of small ones) are always
+ * admitted: they cannot multiply memory the way large pages do, and a client hoarding the budget
+ * with a large answer it does not read must not stop the searches of every index on the node.
+ */
+export const SMALL_READ_BYTES = 1_048_576;
 
 /**
  * A bound on the memory that reads (search, fetch, range with data or metadata) hold for their
@@ -16,7 +25,10 @@ export interface ReadLease extends ReadBudget {
  * times their stored size, which it reads before the rows) and keeps it until its answer has been
  * sent, slow readers included; a read that would pass the bound is refused with 503 and
  * Retry-After before it has read any document. A read is always admitted while nothing else is
- * held, so no answer within the request limits is refused on an idle node. With the default
+ * held, so no answer within the request limits is refused on an idle node, and so is a small one
+ * (up to {@link SMALL_READ_BYTES}), whatever others hold. The HTTP layer releases a read's share
+ * when its answer has been sent or its connection is gone, and gives an answer that holds a share
+ * a deadline (a client that stops reading would hold it for ever). With the default
  * 256 MiB the same 30 pages peaked at 525 MB: one answered, 29 told to retry.
  */
 export class ReadBytesBudget {
@@ -34,9 +46,13 @@ export class ReadBytesBudget {
     let released = false;
     return {
       reserve: (bytes: number) => {
-        if (bytes <= 0) return;
-        if (released) throw new AppError('internal_error', 'A read reserved memory after its answer was sent');
-        if (this.held > 0 && this.held + bytes > this.capacity) throw busy();
+        // After the release the client is gone (its connection closed mid-read): nothing will be
+        // sent, and the read's memory is garbage as soon as it ends.
+        if (bytes <= 0 || released) return;
+        // Only what other reads hold counts against a read: a search that reads rows twice (when
+        // deletions emptied its margin) is not refused for its own first share.
+        const others = this.held - mine;
+        if (bytes + mine > SMALL_READ_BYTES && others > 0 && this.held + bytes > this.capacity) throw busy();
         this.held += bytes;
         mine += bytes;
       },
@@ -45,6 +61,9 @@ export class ReadBytesBudget {
         released = true;
         this.held -= mine;
         mine = 0;
+      },
+      get holding() {
+        return mine;
       },
     };
   }

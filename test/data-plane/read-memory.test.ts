@@ -38,10 +38,11 @@ async function startNode(env: Record<string, string>): Promise<Node> {
   return { ctx, endpoint, token };
 }
 
-function rawRequest(node: Node, body: unknown): string {
+/** One POST of the data plane as raw HTTP/1.1 (for raw sockets: stalled readers, pipelining). */
+function rawRequest(index: { endpoint: string; token: string }, route: string, body: unknown): string {
   const text = JSON.stringify(body);
   return (
-    `POST /indexes/${node.endpoint}/range/big HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${node.token}\r\n` +
+    `POST /indexes/${index.endpoint}/${route} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${index.token}\r\n` +
     `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`
   );
 }
@@ -81,7 +82,7 @@ function stalledClient(node: Node, requests: string[]) {
 }
 
 const fullPage = { cursor: '', limit: DOCS, includeMetadata: true };
-const stalledRange = (node: Node) => stalledClient(node, [rawRequest(node, fullPage)]);
+const stalledRange = (node: Node) => stalledClient(node, [rawRequest(node, 'range/big', fullPage)]);
 /** 50 documents: 3.2 MB counted, more than a small read. */
 const largeRange = (node: Node) =>
   callIndex(node.ctx.app, node.endpoint, 'range/big', node.token, { cursor: '', limit: 50, includeMetadata: true });
@@ -259,21 +260,14 @@ describe('a pipelined read whose connection goes before the answer ahead of it',
     const twenty = () =>
       callIndex(node.app, index.endpoint, 'range/big', index.token, { cursor: '', limit: 20, includeMetadata: true });
     expect((await twenty()).statusCode).toBe(200);
-    const raw = (route: string, body: unknown) => {
-      const text = JSON.stringify(body);
-      return (
-        `POST /indexes/${index.endpoint}/${route} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${index.token}\r\n` +
-        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`
-      );
-    };
     const { port } = new URL(node.baseUrl);
     const socket = net.connect(Number(port), '127.0.0.1');
     socket.on('error', () => {});
     // A search whose query takes 2 s to embed (it holds nothing), then the 20 documents, read at
     // once but answered only after the search; the client hangs up before either answer.
     socket.write(
-      raw('search/big', { query: 'slowquery', topK: 5 }) +
-        raw('range/big', { cursor: '', limit: 20, includeMetadata: true }),
+      rawRequest(index, 'search/big', { query: 'slowquery', topK: 5 }) +
+        rawRequest(index, 'range/big', { cursor: '', limit: 20, includeMetadata: true }),
     );
     await expect.poll(async () => (await twenty()).statusCode, { timeout: 10_000, interval: 50 }).toBe(503);
     socket.destroy();

@@ -8,7 +8,7 @@ import { callIndex, createAccountWithIndex, createListeningApp, type ListeningCo
  * Reads hold memory for their documents until their answers are sent. With SEARCHPLANE_READ_BUFFER_MB=4,
  * a page of 1,000 documents with 16 KB of metadata each (64 MB counted: four times what is stored)
  * whose client does not read it keeps its share, and further large reads are refused with 503 until
- * that client has taken its answer, hung up, or run out of time; small reads (up to 1 MiB counted)
+ * that client has taken its answer, hung up, or run out of time; small reads (up to 4 MiB counted)
  * go on meanwhile.
  */
 const DOCS = 1000;
@@ -83,9 +83,9 @@ function stalledClient(node: Node, requests: string[]) {
 
 const fullPage = { cursor: '', limit: DOCS, includeMetadata: true };
 const stalledRange = (node: Node) => stalledClient(node, [rawRequest(node, 'range/big', fullPage)]);
-/** 50 documents: 3.2 MB counted, more than a small read. */
+/** 100 documents: 6.4 MB counted, more than a small read (4 MiB). */
 const largeRange = (node: Node) =>
-  callIndex(node.ctx.app, node.endpoint, 'range/big', node.token, { cursor: '', limit: 50, includeMetadata: true });
+  callIndex(node.ctx.app, node.endpoint, 'range/big', node.token, { cursor: '', limit: 100, includeMetadata: true });
 /** 5 documents: 320 KB counted. */
 const smallRange = (node: Node) =>
   callIndex(node.ctx.app, node.endpoint, 'range/big', node.token, { cursor: '', limit: 5, includeMetadata: true });
@@ -110,7 +110,7 @@ describe('memory of reads in flight', () => {
     expect(refused.statusCode).toBe(503);
     expect(json(refused).code).toBe('service_unavailable');
     expect(refused.headers['retry-after']).toBe('1');
-    const ids = Array.from({ length: 50 }, (_, i) => `doc-${String(i).padStart(4, '0')}`);
+    const ids = Array.from({ length: 100 }, (_, i) => `doc-${String(i).padStart(4, '0')}`);
     const fetched = await callIndex(node.ctx.app, node.endpoint, 'fetch/big', node.token, {
       ids,
       includeMetadata: true,
@@ -124,7 +124,7 @@ describe('memory of reads in flight', () => {
     expect(repeated.statusCode).toBe(503);
     const searched = await callIndex(node.ctx.app, node.endpoint, 'search/big', node.token, {
       query: 'document',
-      topK: 50,
+      topK: 100,
       includeMetadata: true,
     });
     expect(searched.statusCode).toBe(503);
@@ -243,12 +243,14 @@ describe('a pipelined read whose connection goes before the answer ahead of it',
       },
     });
     ({ index } = await createAccountWithIndex(node.app));
-    const docs = Array.from({ length: 20 }, (_, i) => ({
-      id: `doc-${i}`,
-      content: { text: `document ${i}` },
-      metadata: { blob: 'x'.repeat(METADATA_BYTES) },
-    }));
-    expect((await callIndex(node.app, index.endpoint, 'upsert-data/big', index.token, docs)).statusCode).toBe(200);
+    for (let first = 0; first < 100; first += 50) {
+      const docs = Array.from({ length: 50 }, (_, i) => ({
+        id: `doc-${first + i}`,
+        content: { text: `document ${first + i}` },
+        metadata: { blob: 'x'.repeat(METADATA_BYTES) },
+      }));
+      expect((await callIndex(node.app, index.endpoint, 'upsert-data/big', index.token, docs)).statusCode).toBe(200);
+    }
   }, 60_000);
   afterAll(async () => {
     await node.close();
@@ -256,21 +258,21 @@ describe('a pipelined read whose connection goes before the answer ahead of it',
   });
 
   test('releases its share: its answer, queued behind an unfinished one, never gets a socket', async () => {
-    // 20 documents: 1.3 MB counted, admitted only while no other read holds anything.
-    const twenty = () =>
-      callIndex(node.app, index.endpoint, 'range/big', index.token, { cursor: '', limit: 20, includeMetadata: true });
-    expect((await twenty()).statusCode).toBe(200);
+    // 100 documents: 6.4 MB counted, a large read, admitted only while no other large read holds a share.
+    const hundred = () =>
+      callIndex(node.app, index.endpoint, 'range/big', index.token, { cursor: '', limit: 100, includeMetadata: true });
+    expect((await hundred()).statusCode).toBe(200);
     const { port } = new URL(node.baseUrl);
     const socket = net.connect(Number(port), '127.0.0.1');
     socket.on('error', () => {});
-    // A search whose query takes 2 s to embed (it holds nothing), then the 20 documents, read at
+    // A search whose query takes 2 s to embed (it holds nothing), then the 100 documents, read at
     // once but answered only after the search; the client hangs up before either answer.
     socket.write(
       rawRequest(index, 'search/big', { query: 'slowquery', topK: 5 }) +
-        rawRequest(index, 'range/big', { cursor: '', limit: 20, includeMetadata: true }),
+        rawRequest(index, 'range/big', { cursor: '', limit: 100, includeMetadata: true }),
     );
-    await expect.poll(async () => (await twenty()).statusCode, { timeout: 10_000, interval: 50 }).toBe(503);
+    await expect.poll(async () => (await hundred()).statusCode, { timeout: 10_000, interval: 50 }).toBe(503);
     socket.destroy();
-    await expect.poll(async () => (await twenty()).statusCode, { timeout: 10_000, interval: 100 }).toBe(200);
+    await expect.poll(async () => (await hundred()).statusCode, { timeout: 10_000, interval: 100 }).toBe(200);
   }, 60_000);
 });

@@ -75,10 +75,11 @@ export async function dataPlanePlugin(
       releaseWhenAnswered(request, reply, lease);
     }
   });
-  app.addHook('onSend', async (request, reply, payload) => {
-    limitAnswerTime(request, reply, readAnswerTimeoutMs);
+  app.addHook('onSend', async (request, _reply, payload) => {
     if (request.dataPlaneCaller) {
-      dataPlane.service.recordBandwidth(request.dataPlaneCaller, requestBytes(request) + payloadBytes(payload));
+      const answerBytes = payloadBytes(payload);
+      limitAnswerTime(request, readAnswerTimeoutMs, answerBytes);
+      dataPlane.service.recordBandwidth(request.dataPlaneCaller, requestBytes(request) + answerBytes);
     }
     return payload;
   });

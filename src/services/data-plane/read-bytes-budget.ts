@@ -10,11 +10,12 @@ export interface ReadLease extends ReadBudget {
 }
 
 /**
- * Reads that reserve at most this much (a search's ten documents, a page of small ones) are always
- * admitted: they cannot multiply memory the way large pages do, and a client hoarding the budget
- * with a large answer it does not read must not stop the searches of every index on the node.
+ * Reads that reserve at most this much are always admitted: a default search (10 hits, read with a
+ * margin of 8 rows) of documents up to about 50 KB stored each, or a page of small ones. They cannot
+ * multiply memory the way large pages do, and a client hoarding the budget with a large answer it
+ * does not read must not stop the searches of every index on the node.
  */
-export const SMALL_READ_BYTES = 1_048_576;
+export const SMALL_READ_BYTES = 4 * 1_048_576;
 
 /**
  * A bound on the memory that reads (search, fetch, range with data or metadata) hold for their
@@ -24,15 +25,17 @@ export const SMALL_READ_BYTES = 1_048_576;
  * (`npm run bench:read-memory`). Each read reserves what its rows will cost (the engine counts four
  * times their stored size, which it reads before the rows) and keeps it until its answer has been
  * sent, slow readers included; a read that would pass the bound is refused with 503 and
- * Retry-After before it has read any document. A read is always admitted while nothing else is
- * held, so no answer within the request limits is refused on an idle node, and so is a small one
- * (up to {@link SMALL_READ_BYTES}), whatever others hold. The HTTP layer releases a read's share
+ * Retry-After before it has read any document. A small read (up to {@link SMALL_READ_BYTES}) is
+ * always admitted, and a large one whenever no other large read holds a share, so no answer within
+ * the request limits is refused on an idle node. The HTTP layer releases a read's share
  * when its answer has been sent or its connection is gone, and gives an answer that holds a share
  * a deadline (a client that stops reading would hold it for ever). With the default
  * 256 MiB the same 30 pages peaked at 525 MB: one answered, 29 told to retry.
  */
 export class ReadBytesBudget {
   private held = 0;
+  /** What large reads (those holding more than SMALL_READ_BYTES) hold. */
+  private largeHeld = 0;
 
   constructor(readonly capacity: number) {}
 
@@ -49,17 +52,23 @@ export class ReadBytesBudget {
         // After the release the client is gone (its connection closed mid-read): nothing will be
         // sent, and the read's memory is garbage as soon as it ends.
         if (bytes <= 0 || released) return;
-        // Only what other reads hold counts against a read: a search that reads rows twice (when
-        // deletions emptied its margin) is not refused for its own first share.
-        const others = this.held - mine;
-        if (bytes + mine > SMALL_READ_BYTES && others > 0 && this.held + bytes > this.capacity) throw busy();
+        const total = mine + bytes;
+        if (total > SMALL_READ_BYTES) {
+          // A large read waits only for other large reads: small ones come and go all the time on a
+          // busy node, and waiting for none to be held would refuse a large page for good.
+          const wasLarge = mine > SMALL_READ_BYTES;
+          const otherLarge = this.largeHeld - (wasLarge ? mine : 0);
+          if (otherLarge > 0 && this.held + bytes > this.capacity) throw busy();
+          this.largeHeld += wasLarge ? bytes : total;
+        }
         this.held += bytes;
-        mine += bytes;
+        mine = total;
       },
       release: () => {
         if (released) return;
         released = true;
         this.held -= mine;
+        if (mine > SMALL_READ_BYTES) this.largeHeld -= mine;
         mine = 0;
       },
       get holding() {

@@ -192,7 +192,7 @@ describe('memory of reads in flight', () => {
 describe('an answer that holds read memory and is not taken', () => {
   let node: Node;
   beforeAll(async () => {
-    node = await startNode({ SEARCHPLANE_READ_BUFFER_MB: '4', SEARCHPLANE_READ_ANSWER_TIMEOUT_MS: '1000' });
+    node = await startNode({ SEARCHPLANE_READ_BUFFER_MB: '4', SEARCHPLANE_READ_ANSWER_TIMEOUT_MS: '5000' });
   }, 60_000);
   afterAll(async () => {
     await node.ctx.close();
@@ -204,13 +204,13 @@ describe('an answer that holds read memory and is not taken', () => {
     expect((await largeRange(node)).statusCode).toBe(503);
     // The client never reads, so only the server's side shows the close: the whole page, which
     // needs nothing else held, is admitted again.
-    await expect.poll(async () => (await fullRange(node)).statusCode, { timeout: 10_000, interval: 100 }).toBe(200);
+    await expect.poll(async () => (await fullRange(node)).statusCode, { timeout: 20_000, interval: 100 }).toBe(200);
     stalled.destroy();
   }, 60_000);
 });
 
 describe('a pipelined read whose connection goes before the answer ahead of it', () => {
-  // OpenAI-compatible embeddings: instant, except for a query containing "slowquery" (2 s).
+  // OpenAI-compatible embeddings: instant, except for a query containing "slowquery" (5 s).
   let embeddings: http.Server;
   let node: ListeningContext;
   let index: { endpoint: string; token: string };
@@ -228,7 +228,7 @@ describe('a pipelined read whose connection goes before the answer ahead of it',
               data: input.map((text, i) => ({ index: i, embedding: [text.length % 7, 1, 2, 3, 4, 5, 6, 7] })),
             }),
           );
-        if (input.some((text) => text.includes('slowquery'))) setTimeout(answer, 2000);
+        if (input.some((text) => text.includes('slowquery'))) setTimeout(answer, 5000);
         else answer();
       });
     });
@@ -265,7 +265,7 @@ describe('a pipelined read whose connection goes before the answer ahead of it',
     const { port } = new URL(node.baseUrl);
     const socket = net.connect(Number(port), '127.0.0.1');
     socket.on('error', () => {});
-    // A search whose query takes 2 s to embed (it holds nothing), then the 100 documents, read at
+    // A search whose query takes 5 s to embed (it holds nothing), then the 100 documents, read at
     // once but answered only after the search; the client hangs up before either answer.
     socket.write(
       rawRequest(index, 'search/big', { query: 'slowquery', topK: 5 }) +

@@ -6,7 +6,7 @@ import { Type } from 'typebox';
 import { type Config, fastifyTrustProxy } from './config.js';
 import type { SearchEngine } from './engine/contract.js';
 import { createEngine } from './engine-setup.js';
-import { AppError } from './errors.js';
+import { AppError, errors } from './errors.js';
 import { handleClientError } from './http/client-error.js';
 import { consolePlugin } from './http/console/console.plugin.js';
 import { dataPlanePlugin } from './http/data-plane/data-plane.plugin.js';
@@ -110,11 +110,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     // Here, not in the not-found handlers, so that those refused before them count too.
     if (request.is404) app.countUnmatchedResponse?.(request, reply);
     if (acceptingRequests !== undefined && !acceptingRequests()) {
-      return done(
-        new AppError('service_unavailable', 'searchplane is starting; try again in a moment', {
-          headers: { 'retry-after': '1' },
-        }),
-      );
+      return done(errors.retrySoon('searchplane is starting; try again in a moment'));
     }
     try {
       checkRequestInput(request);

@@ -90,12 +90,12 @@ export const errors = {
   ) => new AppError(code, message, { headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) } }),
   /** The engine's close began: no index opens any more on this node. */
   shuttingDown: () => new AppError('service_unavailable', 'This node is shutting down; try another or again later'),
+  /** A moment's shortage on this node (503 with Retry-After: 1): the same request may pass a second later. */
+  retrySoon: (message: string, cause?: unknown) =>
+    new AppError('service_unavailable', message, { headers: { 'retry-after': '1' }, cause }),
   /** The process ran out of file descriptors: connections and open indexes free them soon. */
   outOfDescriptors: (cause: unknown) =>
-    new AppError('service_unavailable', 'The server has too many files open; try again in a moment', {
-      headers: { 'retry-after': '1' },
-      cause,
-    }),
+    errors.retrySoon('The server has too many files open; try again in a moment', cause),
 };
 
 /**

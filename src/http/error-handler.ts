@@ -51,10 +51,7 @@ export function toAppError(error: unknown): AppError {
   }
   if (isOutOfDescriptors(error)) return errors.outOfDescriptors(error);
   if (isStoreUnavailable(error)) {
-    return new AppError('service_unavailable', 'The database cannot be reached; try again in a moment', {
-      headers: { 'retry-after': '1' },
-      cause: error,
-    });
+    return errors.retrySoon('The database cannot be reached; try again in a moment', error);
   }
   if (fastifyError.statusCode === 413) return new AppError('payload_too_large', 'The request body is too large');
   if (fastifyError.statusCode === 415) return new AppError('unsupported_media_type', 'Unsupported content type');

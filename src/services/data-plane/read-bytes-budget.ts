@@ -1,5 +1,5 @@
 import type { ReadBudget } from '../../engine/contract.js';
-import { AppError } from '../../errors.js';
+import { type AppError, errors } from '../../errors.js';
 
 /** One request's share of a {@link ReadBytesBudget}: reserved as its reads find documents, released once. */
 export interface ReadLease extends ReadBudget {
@@ -79,9 +79,7 @@ export class ReadBytesBudget {
 }
 
 function busy(): AppError {
-  return new AppError(
-    'service_unavailable',
+  return errors.retrySoon(
     'Too many large reads are being answered on this node; retry in a moment, or read fewer documents per request',
-    { headers: { 'retry-after': '1' } },
   );
 }

@@ -22,12 +22,17 @@ interface Node {
 
 async function startNode(env: Record<string, string>): Promise<Node> {
   const ctx = await createListeningApp({ env });
+  return { ctx, ...(await indexWithDocuments(ctx, DOCS)) };
+}
+
+/** A new account's index holding `count` documents of 16 KB of metadata each. */
+async function indexWithDocuments(ctx: ListeningContext, count: number): Promise<Omit<Node, 'ctx'>> {
   const {
     index: { endpoint, token },
   } = await createAccountWithIndex(ctx.app);
-  // 16 MB of metadata in upserts of 50 documents (under the 1 MB body limit).
-  for (let first = 0; first < DOCS; first += 50) {
-    const docs = Array.from({ length: 50 }, (_, i) => ({
+  // In upserts of 50 documents (under the 1 MB body limit).
+  for (let first = 0; first < count; first += 50) {
+    const docs = Array.from({ length: Math.min(50, count - first) }, (_, i) => ({
       id: `doc-${String(first + i).padStart(4, '0')}`,
       content: { text: `document ${first + i}` },
       metadata: { blob: 'x'.repeat(METADATA_BYTES) },
@@ -35,7 +40,7 @@ async function startNode(env: Record<string, string>): Promise<Node> {
     const response = await callIndex(ctx.app, endpoint, 'upsert-data/big', token, docs);
     expect(response.statusCode).toBe(200);
   }
-  return { ctx, endpoint, token };
+  return { endpoint, token };
 }
 
 /** One POST of the data plane as raw HTTP/1.1 (for raw sockets: stalled readers, pipelining). */
@@ -275,4 +280,47 @@ describe('a pipelined read whose connection goes before the answer ahead of it',
     socket.destroy();
     await expect.poll(async () => (await hundred()).statusCode, { timeout: 10_000, interval: 100 }).toBe(200);
   }, 60_000);
+});
+
+describe("one index's share of read memory", () => {
+  // 150 MiB: one index's large reads may hold 75 MiB (78.6 MB) together.
+  let node: Node;
+  let other: Omit<Node, 'ctx'>;
+  beforeAll(async () => {
+    node = await startNode({ SEARCHPLANE_READ_BUFFER_MB: '150' });
+    other = await indexWithDocuments(node.ctx, 300);
+  }, 60_000);
+  afterAll(async () => {
+    await node.ctx.close();
+  });
+
+  /** 300 documents: 19.3 MB counted. */
+  const range300 = (index: Omit<Node, 'ctx'>) =>
+    callIndex(node.ctx.app, index.endpoint, 'range/big', index.token, {
+      cursor: '',
+      limit: 300,
+      includeMetadata: true,
+    });
+
+  test("while one index's stalled answer holds most of its share, its next large read is refused and another index's is answered", async () => {
+    // 64.2 MB counted for the stalled page; 83.5 MB with the next one: past the index's share,
+    // within the node's 157 MB.
+    const stalled = stalledRange(node);
+    expect(await stalled.started).toBe('HTTP/1.1 200');
+
+    const refused = await range300(node);
+    expect(refused.statusCode).toBe(503);
+    expect(json(refused).code).toBe('service_unavailable');
+    expect(refused.headers['retry-after']).toBe('1');
+
+    const answered = await range300(other);
+    expect(answered.statusCode).toBe(200);
+    expect(json(answered).result.vectors).toHaveLength(300);
+
+    const answer = await stalled.drain();
+    expect(answer.startsWith('HTTP/1.1 200 OK')).toBe(true);
+    const after = await range300(node);
+    expect(after.statusCode).toBe(200);
+    expect(json(after).result.vectors).toHaveLength(300);
+  });
 });

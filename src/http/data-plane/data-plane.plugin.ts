@@ -70,7 +70,7 @@ export async function dataPlanePlugin(
     request.dataPlaneCaller = caller;
     dataPlane.auth.authorize(caller, route);
     if (READS.has(route)) {
-      const lease = dataPlane.readBytes.lease();
+      const lease = dataPlane.readBytes.lease(caller.indexId);
       request.readLease = lease;
       releaseWhenAnswered(request, reply, lease);
     }

@@ -18,6 +18,14 @@ export interface ReadLease extends ReadBudget {
 export const SMALL_READ_BYTES = 4 * 1_048_576;
 
 /**
+ * The part of the capacity that one index's large reads may hold together once it holds more than
+ * one: the rest stays for the other indexes, so the clients of one index (a tenant that pages
+ * through everything at once, or opens large reads and does not read the answers until their
+ * deadline) cannot keep every other index's large reads out.
+ */
+export const INDEX_SHARE = 0.5;
+
+/**
  * A bound on the memory that reads (search, fetch, range with data or metadata) hold for their
  * documents in this process at once. A read's documents are parsed into objects, serialized into
  * its answer and kept until the socket takes the answer; 30 concurrent pages of 1,000 documents with
@@ -36,6 +44,8 @@ export class ReadBytesBudget {
   private held = 0;
   /** What large reads (those holding more than SMALL_READ_BYTES) hold. */
   private largeHeld = 0;
+  /** What large reads hold, per index (an index holding none has no entry). */
+  private readonly largeByIndex = new Map<string, number>();
 
   constructor(readonly capacity: number) {}
 
@@ -44,7 +54,13 @@ export class ReadBytesBudget {
     return this.held;
   }
 
-  lease(): ReadLease {
+  /** Indexes whose large reads hold a share now (for tests of the bookkeeping). */
+  get indexesHoldingLargeReads(): number {
+    return this.largeByIndex.size;
+  }
+
+  /** A share for one read of `indexId`'s documents. */
+  lease(indexId: string): ReadLease {
     let mine = 0;
     let released = false;
     return {
@@ -59,7 +75,12 @@ export class ReadBytesBudget {
           const wasLarge = mine > SMALL_READ_BYTES;
           const otherLarge = this.largeHeld - (wasLarge ? mine : 0);
           if (otherLarge > 0 && this.held + bytes > this.capacity) throw busy();
-          this.largeHeld += wasLarge ? bytes : total;
+          const indexLarge = this.largeByIndex.get(indexId) ?? 0;
+          const otherOfIndex = indexLarge - (wasLarge ? mine : 0);
+          if (otherOfIndex > 0 && otherOfIndex + total > this.capacity * INDEX_SHARE) throw busy();
+          const added = wasLarge ? bytes : total;
+          this.largeHeld += added;
+          this.largeByIndex.set(indexId, indexLarge + added);
         }
         this.held += bytes;
         mine = total;
@@ -68,7 +89,12 @@ export class ReadBytesBudget {
         if (released) return;
         released = true;
         this.held -= mine;
-        if (mine > SMALL_READ_BYTES) this.largeHeld -= mine;
+        if (mine > SMALL_READ_BYTES) {
+          this.largeHeld -= mine;
+          const left = (this.largeByIndex.get(indexId) ?? 0) - mine;
+          if (left > 0) this.largeByIndex.set(indexId, left);
+          else this.largeByIndex.delete(indexId);
+        }
         mine = 0;
       },
       get holding() {

@@ -113,15 +113,41 @@ describe('ReadBytesBudget', () => {
     });
 
     test("an index's first large read is admitted past the share, and small reads of the index are never refused", () => {
-      const budget = new ReadBytesBudget(capacity);
+      // Twice the capacity, so that only the index's share can refuse below.
+      const budget = new ReadBytesBudget(2 * capacity);
       const alone = budget.lease('x');
-      alone.reserve(6 * SMALL);
+      alone.reserve(9 * SMALL);
       alone.reserve(SMALL); // the same read growing: its own share never refuses it
-      expect(alone.holding).toBe(7 * SMALL);
+      expect(alone.holding).toBe(10 * SMALL);
       const small = budget.lease('x');
       small.reserve(SMALL);
       expect(small.holding).toBe(SMALL);
+      // 13 of the node's 16: within it, past the index's 8.
       expect(refusal(() => budget.lease('x').reserve(2 * SMALL))).toBeDefined();
+      const other = budget.lease('y');
+      other.reserve(2 * SMALL);
+      expect(budget.inFlight).toBe(13 * SMALL);
+    });
+
+    test('a read of the index that grows from small to large counts against the share from then on', () => {
+      const budget = new ReadBytesBudget(capacity);
+      const first = budget.lease('x');
+      first.reserve(3 * SMALL);
+      const growing = budget.lease('x');
+      growing.reserve(SMALL / 2);
+      // Growing to 2: 5 of the index's 4.
+      expect(refusal(() => growing.reserve(1.5 * SMALL))).toBeDefined();
+      expect(growing.holding).toBe(SMALL / 2);
+      growing.reserve(SMALL / 2); // still small (up to SMALL_READ_BYTES)
+      first.release();
+      growing.reserve(SMALL);
+      expect(growing.holding).toBe(2 * SMALL);
+      expect(budget.indexesHoldingLargeReads).toBe(1);
+      // Its whole share is the index's now: another read of it may add 2 more, not 3.
+      expect(refusal(() => budget.lease('x').reserve(3 * SMALL))).toBeDefined();
+      budget.lease('x').reserve(2 * SMALL);
+      growing.release();
+      expect(budget.inFlight).toBe(2 * SMALL);
     });
 
     test('a release gives the index its share back, and an index holding nothing is forgotten', () => {

@@ -38,7 +38,9 @@ export const INDEX_SHARE = 0.5;
  * the request limits is refused on an idle node. The HTTP layer releases a read's share
  * when its answer has been sent or its connection is gone, and gives an answer that holds a share
  * a deadline (a client that stops reading would hold it for ever). With the default
- * 256 MiB the same 30 pages peaked at 525 MB: one answered, 29 told to retry.
+ * 256 MiB the same 30 pages peaked at 525 MB: one answered, 29 told to retry. A large read is
+ * also refused while another large read of its index holds a share and the two would pass
+ * {@link INDEX_SHARE} of the capacity (one read alone is never refused for its index's share).
  */
 export class ReadBytesBudget {
   private held = 0;

@@ -74,15 +74,14 @@ export class ReadBytesBudget {
         if (total > SMALL_READ_BYTES) {
           // A large read waits only for other large reads: small ones come and go all the time on a
           // busy node, and waiting for none to be held would refuse a large page for good.
-          const wasLarge = mine > SMALL_READ_BYTES;
-          const otherLarge = this.largeHeld - (wasLarge ? mine : 0);
-          if (otherLarge > 0 && this.held + bytes > this.capacity) throw busy();
+          // What this read already counts among the large ones (nothing while it was small).
+          const ownLarge = mine > SMALL_READ_BYTES ? mine : 0;
+          if (this.largeHeld > ownLarge && this.held + bytes > this.capacity) throw busy();
           const indexLarge = this.largeByIndex.get(indexId) ?? 0;
-          const otherOfIndex = indexLarge - (wasLarge ? mine : 0);
+          const otherOfIndex = indexLarge - ownLarge;
           if (otherOfIndex > 0 && otherOfIndex + total > this.capacity * INDEX_SHARE) throw busy();
-          const added = wasLarge ? bytes : total;
-          this.largeHeld += added;
-          this.largeByIndex.set(indexId, indexLarge + added);
+          this.largeHeld += total - ownLarge;
+          this.largeByIndex.set(indexId, indexLarge + total - ownLarge);
         }
         this.held += bytes;
         mine = total;

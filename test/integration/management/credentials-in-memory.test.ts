@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import net from 'node:net';
+import { Writable } from 'node:stream';
 import { getHeapSnapshot } from 'node:v8';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { buildApp } from '../../../src/app.js';
@@ -26,7 +27,11 @@ beforeAll(async () => {
   testStore = await createTestStore();
   const config = loadConfig({ dataDir: testStore.dataDir, databaseUrl: testStore.databaseUrl }, { LOG_LEVEL: 'info' });
   // Logging on, as a server runs, into a sink that keeps nothing.
-  app = await buildApp({ config, store: testStore.store, logger: { stream: { write: () => {} } } });
+  app = await buildApp({
+    config,
+    store: testStore.store,
+    logger: { stream: new Writable({ write: (_chunk, _encoding, done) => done() }) },
+  });
   await app.services.accounts.ensure(email, key());
   await app.listen({ host: '127.0.0.1', port: 0 });
   port = (app.server.address() as net.AddressInfo).port;

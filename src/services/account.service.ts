@@ -143,8 +143,12 @@ export class AccountService {
   verifiedHeaderNow(header: string): { login: string; email: string } | undefined {
     const entry = this.verified.header(header);
     if (entry === undefined) return undefined;
-    const account = this.rows.peek(entry.email);
-    return account?.api_key_hash === entry.storedHash ? entry : undefined;
+    const storedHash = this.rows.peek(entry.email)?.api_key_hash;
+    if (storedHash !== entry.storedHash) return undefined;
+    // The row's own string from now on: the read cache reloads rows after any write, and two equal
+    // strings that are not the same one compare character by character, on every request.
+    entry.storedHash = storedHash;
+    return entry;
   }
 
   /**

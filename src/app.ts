@@ -14,7 +14,7 @@ import { DATA_PLANE_PREFIX, dataDomainRewriter } from './http/data-plane/host-ro
 import { MAX_PARAM_LENGTH } from './http/error-handler.js';
 import { checkRequestInput, inputGuard } from './http/input-guard.js';
 import { managementPlugin } from './http/management/management.plugin.js';
-import metricsPlugin from './http/metrics.plugin.js';
+import metricsPlugin, { ResponseCountingLogController } from './http/metrics.plugin.js';
 import { withServers } from './http/openapi-servers.js';
 import { requestIdOf, setRequestIdHeader } from './http/request-id.js';
 import { handleFrameworkError, rootErrorHandler } from './http/root-errors.js';
@@ -66,14 +66,17 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const { config, store } = options;
   const clock = options.clock ?? systemClock;
   const app = Fastify({
+    // A logger even when logging is off (`silent`): Fastify calls its log controller, which counts
+    // each response for the metrics, only when it has one.
     logger:
       options.logger === false
-        ? false
+        ? { level: 'silent' }
         : {
             level: config.logLevel,
             redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
             ...(options.logger?.stream ? { stream: options.logger.stream } : {}),
           },
+    logController: new ResponseCountingLogController(),
     bodyLimit: config.bodyLimitBytes,
     // Fastify turns Node's request timeout off (0) by default, which leaves a connection that sends
     // nothing, or a body that trickles in, open for ever: a few hundred of them, without any
@@ -107,8 +110,6 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   // of its path and query (before authentication), in one hook rather than three.
   app.addHook('onRequest', (request, reply, done) => {
     setRequestIdHeader(request, reply);
-    // Here, not in the not-found handlers, so that those refused before them count too.
-    if (request.is404) app.countUnmatchedResponse?.(request, reply);
     if (acceptingRequests !== undefined && !acceptingRequests()) {
       return done(errors.retrySoon('searchplane is starting; try again in a moment'));
     }

@@ -1,15 +1,22 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler } from 'fastify';
+import { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import fp from 'fastify-plugin';
 import { Type } from 'typebox';
 import { AppError } from '../errors.js';
 import { type AppMetrics, dataPlaneOutcome, searchSeconds } from '../metrics/metrics.js';
 import type { DataPlaneRoute } from '../services/data-plane/index.js';
 
+/** Counts one finished response. */
+type ResponseCounter = (request: FastifyRequest, reply: FastifyReply) => void;
+
 declare module 'fastify' {
   interface FastifyInstance {
     /** Counts, when it ends, the response to a request no route matched. */
-    countUnmatchedResponse?: (request: FastifyRequest, reply: FastifyReply) => void;
+    countUnmatchedResponse?: ResponseCounter;
+  }
+  interface FastifyContextConfig {
+    /** Counts, when it ends, a response of this route (set when the route is added). */
+    countResponse?: ResponseCounter;
   }
 }
 
@@ -27,31 +34,25 @@ export const UNMATCHED_ROUTE = '(unmatched)';
  * operation, and serves `GET /metrics` in the Prometheus text format. Registered with
  * fastify-plugin so it sees the routes of every plugin registered after it.
  *
- * Each route gets its own onResponse hook, made when the route is added and holding its pattern
- * and operation: one hook for every route would read `request.routeOptions` on every response, a
- * getter that builds a new object each time (issue #11). So only routes added after this plugin
- * are counted. Requests no route matched are counted by {@link FastifyInstance.countUnmatchedResponse},
- * which the app's first onRequest hook calls for them (so a 400 or 503 given before the not-found
- * handler counts too).
+ * Each route gets its own counter, made when the route is added and holding its pattern and
+ * operation, kept in the route's config. {@link ResponseCountingLogController} calls it when the
+ * response ends: Fastify calls its controller then for every response anyway (to log it), where an
+ * onResponse hook cost a run of Fastify's hook machinery per response (issue #11). So only routes
+ * added after this plugin are counted by pattern. Requests no route matched (including those
+ * refused before the not-found handler, such as a 400 or 503 from the first onRequest hook) are
+ * counted by {@link FastifyInstance.countUnmatchedResponse}.
  */
 async function metricsPlugin(app: FastifyInstance, { metrics, token }: MetricsPluginOptions): Promise<void> {
   app.addHook('onRoute', (route) => {
-    const hooks = route.onResponse === undefined ? [] : [route.onResponse].flat();
-    route.onResponse = [...hooks, responseCounter(metrics, route.url, route.config?.dataPlaneRoute)];
+    route.config = {
+      ...route.config,
+      countResponse: responseCounter(metrics, route.url, route.config?.dataPlaneRoute),
+    };
   });
   const unmatched = metrics.http.forRoute(UNMATCHED_ROUTE);
-  app.decorate('countUnmatchedResponse', (request: FastifyRequest, reply: FastifyReply) => {
-    // No route, so no route hook: the response's end is its own event (as for Fastify's onResponse,
-    // a finished or a failed response).
-    const response = reply.raw;
-    const count = () => {
-      response.off('finish', count);
-      response.off('error', count);
-      unmatched(request.method, reply.statusCode, reply.elapsedTime / 1000);
-    };
-    response.once('finish', count);
-    response.once('error', count);
-  });
+  app.decorate('countUnmatchedResponse', (request: FastifyRequest, reply: FastifyReply) =>
+    unmatched(request.method, reply.statusCode, reply.elapsedTime / 1000),
+  );
 
   const expected = token === undefined ? undefined : digest(`Bearer ${token}`);
   app.get(
@@ -88,22 +89,34 @@ async function metricsPlugin(app: FastifyInstance, { metrics, token }: MetricsPl
   );
 }
 
-/** A callback onResponse hook (an async one costs a promise per response) for one route. */
-function responseCounter(
-  metrics: AppMetrics,
-  url: string,
-  operation: DataPlaneRoute | undefined,
-): onResponseHookHandler {
+function responseCounter(metrics: AppMetrics, url: string, operation: DataPlaneRoute | undefined): ResponseCounter {
   const record = metrics.http.forRoute(url);
-  return (request, reply, done) => {
+  return (request, reply) => {
     const seconds = reply.elapsedTime / 1000;
     record(request.method, reply.statusCode, seconds);
     if (operation !== undefined) {
       metrics.dataPlaneOperations.inc({ operation, outcome: dataPlaneOutcome(reply.statusCode) });
       if (operation === 'search' && reply.statusCode < 400) searchSeconds.observe(seconds);
     }
-    done();
   };
+}
+
+/**
+ * Fastify's log controller, which also counts each response as it ends (for a finished response
+ * or a failed one, as an onResponse hook would run), through the counters {@link metricsPlugin}
+ * gave the routes. Fastify calls it only when it has a logger, so the app always gives it one.
+ */
+export class ResponseCountingLogController extends LogController {
+  override requestCompleted(
+    error: Error | null | undefined,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    metadata?: Record<string, unknown>,
+  ): void {
+    const count = request.is404 ? request.server.countUnmatchedResponse : request.routeOptions.config.countResponse;
+    count?.(request, reply);
+    super.requestCompleted(error, request, reply, metadata);
+  }
 }
 
 /** Fixed-length digests, so the comparison takes the same time whatever the header's length. */

@@ -9,13 +9,19 @@
 // of the pairs' ratios. Other work on the machine changes its speed by 20% or more within seconds
 // here (a shared VM), and a pair measured within seconds sees the same machine far more often
 // than routes measured a round apart: the ratio then measures the code, not the neighbours.
+// The pairs are spread over several pairs of processes (a fresh searchplane, after its own
+// creates, and a fresh bare app each): two processes of the same code differ by 2-7% in speed
+// for their whole life (where the JIT and the allocator happened to put things), which one pair
+// of processes would carry whole into the ratio.
 //
-// Environment: BENCH_PAIRS (pairs for the GET ratio, default 12; rounded up to even),
+// Environment: BENCH_PAIRS (pairs for the GET ratio in all, default 12), BENCH_PROCESSES (pairs of
+// processes they are spread over, default 3; each gets an even share, at least 2),
 // BENCH_SLICE (s per route and pair, 2), BENCH_LEAD_IN (s before each slice, 0.5),
 // BENCH_DURATION (s per route and round for the other routes, default 5), BENCH_WARMUP
-// (s, 2: before each of those, and once per route before the pairs), BENCH_CONNECTIONS (10),
-// BENCH_ROUNDS (3: the constant route and create are measured in turn that many times, each row
-// the round with the median req/s; 1 for a single pass),
+// (s, 2: before each of those, and once per route and process before the pairs), BENCH_CONNECTIONS
+// (10), BENCH_ROUNDS (3: the constant route and create are measured in turn that many times, each
+// row the round with the median req/s; 1 for a single pass; a later searchplane process gets as
+// many seconds of creates, unmeasured, before its pairs),
 // BENCH_LOG_LEVEL (warn; "info" adds two request log lines per request to both servers),
 // BENCH_DATABASE_URL (measure on PostgreSQL instead of SQLite), BENCH_ROUTES (a subset of
 // "bare,get,create"; the ratio needs bare and get), BENCH_PROFILE=1 (run searchplane under
@@ -38,8 +44,10 @@ const databaseUrl = process.env.BENCH_DATABASE_URL;
 const profile = process.env.BENCH_PROFILE === '1';
 const routes = new Set((process.env.BENCH_ROUTES ?? 'bare,get,create').split(','));
 const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
-// Even, so that each route goes first in as many pairs as the other.
-const pairs = 2 * Math.max(1, Math.ceil(Number(process.env.BENCH_PAIRS ?? 12) / 2));
+const processPairs = Math.max(1, Number(process.env.BENCH_PROCESSES ?? 3));
+// Even, so that each route goes first in as many pairs as the other within each pair of processes.
+const pairsPerProcess = 2 * Math.max(1, Math.ceil(Number(process.env.BENCH_PAIRS ?? 12) / processPairs / 2));
+const pairs = pairsPerProcess * processPairs;
 const sliceSeconds = Number(process.env.BENCH_SLICE ?? 2);
 const leadInSeconds = Number(process.env.BENCH_LEAD_IN ?? 0.5);
 /** GET /v2/search/{id} against the bare route returning the same record, in the same run (issue #11). */
@@ -52,45 +60,43 @@ const authorization = `Basic ${Buffer.from(`${email}:${apiKey}`).toString('base6
 const workDir = mkdtempSync(path.join(os.tmpdir(), 'searchplane-bench-'));
 const profileDir = path.join(workDir, 'profiles');
 const servers = [];
-try {
+let created = 0;
+
+/**
+ * A fresh searchplane process with one index, and a fresh bare app returning that index's record;
+ * `targets` are the routes on them.
+ */
+async function startServers(tag) {
   const searchplane = await spawnServer({
     args: [
-      ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+      ...(profile && tag === 0 ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
       path.join(root, 'bin/searchplane.js'),
       'serve',
       '--port',
       '0',
       '--data-dir',
-      path.join(workDir, 'data'),
+      path.join(workDir, `data-${tag}`),
       ...(databaseUrl ? ['--database-url', databaseUrl] : []),
     ],
     // As `npm start` runs it.
     env: { ...MALLOC_TUNING, LOG_LEVEL: logLevel, SEARCHPLANE_ADMIN_EMAIL: email, SEARCHPLANE_ADMIN_API_KEY: apiKey },
-    logFile: path.join(workDir, 'searchplane.log'),
+    logFile: path.join(workDir, `searchplane-${tag}.log`),
   });
   servers.push(searchplane);
 
   const index = await requestJson(`${searchplane.url}/v2/search`, {
     method: 'POST',
     headers: { authorization },
-    body: { name: 'bench-target', region: 'us-central1', type: 'payg' },
+    // Names are unique per account, and on PostgreSQL every process shares the account.
+    body: { name: `bench-target-${tag}-${Date.now()}`, region: 'us-central1', type: 'payg' },
   });
   const record = await (await fetch(`${searchplane.url}/v2/search/${index.id}`, { headers: { authorization } })).text();
   const bare = await spawnServer({
     args: [path.join(root, 'bench/lib/bare-fastify.server.js')],
     env: { LOG_LEVEL: logLevel, BENCH_RECORD: record },
-    logFile: path.join(workDir, 'bare.log'),
+    logFile: path.join(workDir, `bare-${tag}.log`),
   });
   servers.push(bare);
-
-  const common = { connections, durationSeconds, warmupSeconds };
-  const runs = {};
-  const run = async (key, options) => {
-    const result = await measure(targets[key].name, { ...common, ...targets[key], ...options });
-    if (!runs[key]) runs[key] = [];
-    runs[key].push(result);
-  };
-  let created = 0;
   const targets = {
     bare: { name: 'bare Fastify route (constant)', url: `${bare.url}/`, serverPid: bare.pid },
     bareRecord: {
@@ -119,6 +125,20 @@ try {
       },
     },
   };
+  return { stop: () => Promise.all([searchplane.stop(), bare.stop()]), targets };
+}
+
+try {
+  const first = await startServers(0);
+  const { targets } = first;
+  const common = { connections, durationSeconds, warmupSeconds };
+  const runs = {};
+  const run = async (key, serversOf, options) => {
+    const target = serversOf.targets[key];
+    const result = await measure(target.name, { ...common, ...target, ...options });
+    if (!runs[key]) runs[key] = [];
+    runs[key].push(result);
+  };
   const paired = routes.has('bare') && routes.has('get');
   const inRounds = [
     ...(routes.has('bare') ? ['bare'] : []),
@@ -126,18 +146,32 @@ try {
     ...(routes.has('get') && !paired ? ['get'] : []),
     ...(routes.has('create') ? ['create'] : []),
   ];
-  for (let round = 0; round < rounds; round++) for (const key of inRounds) await run(key);
+  for (let round = 0; round < rounds; round++) for (const key of inRounds) await run(key, first);
   // After the creates: the GET reads one index of the many they left, as on a busy service.
+  /** Per pair of processes, the ratios of its pairs of slices. */
+  const ratiosByProcess = [];
   if (paired) {
-    for (const key of ['bareRecord', 'get']) {
-      await measure('warm-up', { ...common, ...targets[key], durationSeconds: warmupSeconds, warmupSeconds: 0 });
-    }
-    for (let pair = 0; pair < pairs; pair++) {
-      for (const key of pair % 2 === 0 ? ['bareRecord', 'get'] : ['get', 'bareRecord']) {
-        // The lead-in, unmeasured, lets what the other server left running (its garbage
-        // collection) finish before this slice starts.
-        await run(key, { durationSeconds: sliceSeconds, warmupSeconds: leadInSeconds });
+    for (let tag = 0; tag < processPairs; tag++) {
+      const current = tag === 0 ? first : await startServers(tag);
+      if (tag > 0 && routes.has('create')) {
+        const { create } = current.targets;
+        await measure('creates', { ...common, ...create, durationSeconds: rounds * durationSeconds });
       }
+      for (const key of ['bareRecord', 'get']) {
+        const target = current.targets[key];
+        await measure('warm-up', { ...common, ...target, durationSeconds: warmupSeconds, warmupSeconds: 0 });
+      }
+      const before = runs.get?.length ?? 0;
+      for (let pair = 0; pair < pairsPerProcess; pair++) {
+        for (const key of pair % 2 === 0 ? ['bareRecord', 'get'] : ['get', 'bareRecord']) {
+          // The lead-in, unmeasured, lets what the other server left running (its garbage
+          // collection) finish before this slice starts.
+          await run(key, current, { durationSeconds: sliceSeconds, warmupSeconds: leadInSeconds });
+        }
+      }
+      ratiosByProcess.push(runs.get.slice(before).map((get, i) => get.rps / runs.bareRecord[before + i].rps));
+      // Stopped, so that nothing of theirs (a timer, a late collection) runs beside the next pair.
+      await current.stop();
     }
   }
   const results = Object.fromEntries(
@@ -154,7 +188,8 @@ try {
   if (paired) {
     console.log(
       `bare route with the record and GET (after the other routes): ${pairs} pairs of ${sliceSeconds} s slices ` +
-        `back to back, each after a ${leadInSeconds} s lead-in (and ${warmupSeconds} s warm-up before the first); ` +
+        `back to back, ${pairsPerProcess} on each of ${processPairs} pairs of fresh processes, each slice after a ` +
+        `${leadInSeconds} s lead-in (and ${warmupSeconds} s warm-up before the first of each process); ` +
         'each row the slice with the median req/s',
     );
   }
@@ -167,7 +202,7 @@ try {
   console.log('');
   printTable(Object.values(results));
   if (paired) {
-    const perPair = runs.get.map((get, i) => get.rps / runs.bareRecord[i].rps);
+    const perPair = ratiosByProcess.flat();
     const ratio = median(perPair);
     const met = ratio >= GET_TARGET_RATIO ? 'met' : 'MISSED';
     console.log(
@@ -176,7 +211,8 @@ try {
     const sorted = [...perPair].sort((x, y) => x - y);
     console.log(
       `  median of ${perPair.length} pairs; middle half ${quantile(sorted, 0.25).toFixed(2)}–${quantile(sorted, 0.75).toFixed(2)}, ` +
-        `all ${sorted[0].toFixed(2)}–${sorted.at(-1).toFixed(2)}`,
+        `all ${sorted[0].toFixed(2)}–${sorted.at(-1).toFixed(2)}; ` +
+        `per pair of processes ${ratiosByProcess.map((ratios) => median(ratios).toFixed(2)).join(', ')}`,
     );
     const cpu = median(runs.get.map((get, i) => runs.bareRecord[i].cpuPerRequest / get.cpuPerRequest));
     if (!Number.isNaN(cpu)) console.log(`  in server CPU per request (bare / GET): ${cpu.toFixed(2)}x`);

@@ -113,8 +113,15 @@ export class ResponseCountingLogController extends LogController {
     reply: FastifyReply,
     metadata?: Record<string, unknown>,
   ): void {
+    // `routeOptions` builds an object on each read: a cost measured well below that of a hook run.
     const count = request.is404 ? request.server.countUnmatchedResponse : request.routeOptions.config.countResponse;
-    count?.(request, reply);
+    try {
+      count?.(request, reply);
+    } catch (countError) {
+      // This runs in the response's 'finish' listener, where a throw would end the process; a hook
+      // runner used to catch it.
+      reply.log.error({ err: countError }, 'counting a response for the metrics failed');
+    }
     super.requestCompleted(error, request, reply, metadata);
   }
 }

@@ -107,10 +107,15 @@ function decodeBase64Text(encoded: string): string | undefined {
   } catch {
     // base64url characters or padding that atob refuses: Buffer decodes those leniently.
   }
+  // A small Buffer is a slice of Node's shared pool: the key's bytes are wiped once decoded, so they
+  // do not wait there (invisible to a heap snapshot) until the pool is reused.
+  const bytes = Buffer.from(encoded, 'base64');
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(encoded, 'base64'));
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
     return undefined;
+  } finally {
+    bytes.fill(0);
   }
 }
 

@@ -21,11 +21,13 @@
 // (s, 2: before each of those, and once per route and process before the pairs), BENCH_CONNECTIONS
 // (10), BENCH_ROUNDS (3: the constant route and create are measured in turn that many times, each
 // row the round with the median req/s; 1 for a single pass; a later searchplane process gets as
-// many seconds of creates, unmeasured, before its pairs),
+// many seconds of creates, unmeasured, before its pairs; on PostgreSQL all processes share one
+// store, so a later one also sees the earlier ones' indexes),
 // BENCH_LOG_LEVEL (warn; "info" adds two request log lines per request to both servers),
 // BENCH_DATABASE_URL (measure on PostgreSQL instead of SQLite), BENCH_ROUTES (a subset of
-// "bare,get,create"; the ratio needs bare and get), BENCH_PROFILE=1 (run searchplane under
-// `node --cpu-prof` and print where its CPU time went; best with one route in BENCH_ROUTES).
+// "bare,get,create"; the ratio needs bare and get), BENCH_PROFILE=1 (run the first searchplane
+// process under `node --cpu-prof` and print where its CPU time went; best with one route in
+// BENCH_ROUTES).
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -155,7 +157,8 @@ try {
       const current = tag === 0 ? first : await startServers(tag);
       if (tag > 0 && routes.has('create')) {
         const { create } = current.targets;
-        await measure('creates', { ...common, ...create, durationSeconds: rounds * durationSeconds });
+        const seconds = rounds * (warmupSeconds + durationSeconds);
+        await measure('creates', { ...common, ...create, durationSeconds: seconds, warmupSeconds: 0 });
       }
       for (const key of ['bareRecord', 'get']) {
         const target = current.targets[key];

@@ -6,17 +6,18 @@ import { Type } from 'typebox';
 import { type Config, fastifyTrustProxy } from './config.js';
 import type { SearchEngine } from './engine/contract.js';
 import { createEngine } from './engine-setup.js';
-import { AppError, errors } from './errors.js';
+import { AppError } from './errors.js';
 import { handleClientError } from './http/client-error.js';
 import { consolePlugin } from './http/console/console.plugin.js';
 import { dataPlanePlugin } from './http/data-plane/data-plane.plugin.js';
 import { DATA_PLANE_PREFIX, dataDomainRewriter } from './http/data-plane/host-routing.js';
 import { MAX_PARAM_LENGTH } from './http/error-handler.js';
-import { checkRequestInput, inputGuard } from './http/input-guard.js';
+import { inputGuard } from './http/input-guard.js';
 import { managementPlugin } from './http/management/management.plugin.js';
 import metricsPlugin, { ResponseCountingLogController } from './http/metrics.plugin.js';
 import { withServers } from './http/openapi-servers.js';
-import { requestIdOf, setRequestIdHeader } from './http/request-id.js';
+import { requestIdOf } from './http/request-id.js';
+import requestStart from './http/request-start.plugin.js';
 import { handleFrameworkError, rootErrorHandler } from './http/root-errors.js';
 import { ErrorSchema } from './http/schemas/common.schemas.js';
 import { MANAGEMENT_SHARED_SCHEMAS } from './http/schemas/management.schemas.js';
@@ -105,21 +106,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     ...(config.dataDomain ? { rewriteUrl: dataDomainRewriter(config.dataDomain) } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>();
   store.useLogger?.(app.log);
-  const { acceptingRequests } = options;
-  // The first hook of every request: its id on the response, the start-up gate, then the checks
-  // of its path and query (before authentication), in one hook rather than three.
-  app.addHook('onRequest', (request, reply, done) => {
-    setRequestIdHeader(request, reply);
-    if (acceptingRequests !== undefined && !acceptingRequests()) {
-      return done(errors.retrySoon('searchplane is starting; try again in a moment'));
-    }
-    try {
-      checkRequestInput(request);
-    } catch (error) {
-      return done(error as Error);
-    }
-    done();
-  });
+  // The first hook of every request (and, for a management request, its authentication).
+  await app.register(requestStart, { acceptingRequests: options.acceptingRequests });
 
   // The JSON body parser and the checks of every request's input (NUL, lone surrogates, nesting),
   // first, so they run before authentication and schemas.

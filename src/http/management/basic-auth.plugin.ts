@@ -4,6 +4,7 @@ import { errors, isAppError } from '../../errors.js';
 import type { AccountService } from '../../services/account.service.js';
 import type { Clock } from '../../services/clock.js';
 import { isCleanText } from '../input-guard.js';
+import { REQUEST_START_PLUGIN, setPlaneOnRequest } from '../request-start.plugin.js';
 import { LoginThrottle, loginThrottleLimits } from './login-throttle.js';
 
 declare module 'fastify' {
@@ -124,7 +125,10 @@ function isAscii(text: string): boolean {
   return true;
 }
 
-/** Requires HTTP Basic credentials on every route of the encapsulating context. */
+/**
+ * Requires HTTP Basic credentials on every route of the encapsulating context, as the plane's first
+ * check (so the app must have registered the request-start plugin; Fastify refuses to start otherwise).
+ */
 async function basicAuthPlugin(app: FastifyInstance, options: BasicAuthOptions): Promise<void> {
   const throttle = new LoginThrottle(loginThrottleLimits(options.failureLimit), options.clock);
   const authenticate = async (request: FastifyRequest, header: string, credentials: BasicCredentials) => {
@@ -141,9 +145,10 @@ async function basicAuthPlugin(app: FastifyInstance, options: BasicAuthOptions):
     options.accounts.rememberHeader(header, credentials.email, request.accountEmail);
   };
   app.decorateRequest('accountEmail', '');
-  // A callback hook, so that a key verified moments ago (every request of a busy client) costs
-  // no promise: this runs before every management request.
-  app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+  // Run from the app's first hook rather than a hook of its own (see setPlaneOnRequest), and with a
+  // callback, so that a key verified moments ago (every request of a busy client) costs no promise:
+  // this runs before every management request.
+  setPlaneOnRequest(app, (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
     // Answers carry index tokens and account data: no cache (a browser's included) may keep them.
     // Set here rather than in a hook of its own, which would cost every request a hook call.
     reply.header('cache-control', 'no-store');
@@ -173,4 +178,4 @@ async function basicAuthPlugin(app: FastifyInstance, options: BasicAuthOptions):
   });
 }
 
-export default fp(basicAuthPlugin, { name: 'searchplane-basic-auth' });
+export default fp(basicAuthPlugin, { name: 'searchplane-basic-auth', dependencies: [REQUEST_START_PLUGIN] });

@@ -11,6 +11,7 @@ import { handleClientError } from './http/client-error.js';
 import { consolePlugin } from './http/console/console.plugin.js';
 import { dataPlanePlugin } from './http/data-plane/data-plane.plugin.js';
 import { DATA_PLANE_PREFIX, dataDomainRewriter } from './http/data-plane/host-routing.js';
+import { deferredChildLoggerFactory } from './http/deferred-child-logger.js';
 import { MAX_PARAM_LENGTH } from './http/error-handler.js';
 import { inputGuard } from './http/input-guard.js';
 import { managementPlugin } from './http/management/management.plugin.js';
@@ -78,6 +79,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
             ...(options.logger?.stream ? { stream: options.logger.stream } : {}),
           },
     logController: new ResponseCountingLogController(),
+    childLoggerFactory: deferredChildLoggerFactory,
     bodyLimit: config.bodyLimitBytes,
     // Fastify turns Node's request timeout off (0) by default, which leaves a connection that sends
     // nothing, or a body that trickles in, open for ever: a few hundred of them, without any

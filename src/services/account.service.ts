@@ -139,9 +139,10 @@ export class AccountService {
    * last minute (a client repeats its header on every request), with one digest and no parsing: the
    * email as the header gave it (`login`) and the account's (`email`). Undefined when the header is
    * unknown, or the account row is not in the read cache or no longer has the hash the key passed.
+   * `now`: this service's clock's time, when the caller has read it already.
    */
-  verifiedHeaderNow(header: string): { login: string; email: string } | undefined {
-    const entry = this.verified.header(header);
+  verifiedHeaderNow(header: string, now?: number): { login: string; email: string } | undefined {
+    const entry = this.verified.header(header, now);
     if (entry === undefined) return undefined;
     const storedHash = this.rows.peek(entry.email)?.api_key_hash;
     if (storedHash !== entry.storedHash) return undefined;

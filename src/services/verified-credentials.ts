@@ -101,13 +101,14 @@ export class VerifiedCredentials {
    * Looked up by its keyed tag: the map's comparison of tags takes time that depends on them, but
    * nobody without this process's key can compute one, so it reveals nothing about a key. The
    * caller still compares `storedHash` with the account's current hash, as for {@link has}.
+   * `now`: the clock's time, when the caller has read it already.
    */
-  header(header: string): VerifiedHeader | undefined {
+  header(header: string, now = this.clock()): VerifiedHeader | undefined {
     const key = this.headerKey(header);
     if (key === undefined) return undefined;
     const entry = this.headers.get(key);
     if (entry === undefined || entry.tagLow !== this.headerHasher.lo) return undefined;
-    if (this.clock() >= entry.expiresAt) {
+    if (now >= entry.expiresAt) {
       this.headers.delete(key);
       return undefined;
     }

@@ -102,9 +102,11 @@ export class LoginThrottle {
     this.addresses = new FailureWindows(limits.perAddress, maxTracked);
   }
 
-  /** Seconds until `account` may be tried from `address` again, or 0 when it may be now. */
-  retryAfter(account: string, address: string): number {
-    const now = this.clock();
+  /**
+   * Seconds until `account` may be tried from `address` again, or 0 when it may be now. `now`: the
+   * clock's time, when the caller has read it already (one read per request).
+   */
+  retryAfter(account: string, address: string, now = this.clock()): number {
     const pair = this.pairKey(account, address);
     let waitMs = this.pairs.blockedFor(pair, now);
     if (!this.isTrusted(pair, now)) {
@@ -121,9 +123,9 @@ export class LoginThrottle {
   }
 
   /** Remembers that this address knows the account's key (see the class comment). */
-  recordSuccess(account: string, address: string): void {
+  recordSuccess(account: string, address: string, now = this.clock()): void {
     const key = this.pairKey(account, address);
-    const expiry = this.clock() + TRUSTED_MS;
+    const expiry = now + TRUSTED_MS;
     // A busy client succeeds on every request: its trust is renewed at most once a minute, which
     // keeps the eviction order within a minute of true and the hot path to one lookup.
     if ((this.trusted.get(key) ?? 0) > expiry - WINDOW_MS) return;

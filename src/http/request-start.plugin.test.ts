@@ -14,6 +14,10 @@ function guardedPlane(seen: string[]) {
         done(request.headers['x-pass'] ? undefined : errors.unauthorized('no pass'));
       });
       app.get('/guarded/thing', async () => ({ ok: true }));
+      // Routes live in plugins nested in the plane, as the management API's do.
+      await app.register(async (nested) => {
+        nested.get('/guarded/nested', async () => ({ ok: true }));
+      });
     },
     { name: 'guarded-plane', dependencies: [REQUEST_START_PLUGIN] },
   );
@@ -29,6 +33,13 @@ async function build(accepting = () => true, seen: string[] = []): Promise<Fasti
   app = Fastify({ requestIdHeader: false, genReqId: requestIdOf });
   await app.register(requestStart, { acceptingRequests: accepting });
   app.get('/open', async () => ({ ok: true }));
+  // A sibling context under a prefix of its own: the plane's check is not its business.
+  await app.register(
+    async (other) => {
+      other.get('/thing', async () => ({ ok: true }));
+    },
+    { prefix: '/other' },
+  );
   await app.register(
     async (plane) => {
       await plane.register(guardedPlane(seen));
@@ -55,6 +66,31 @@ describe('request-start plugin', () => {
     expect(passed.statusCode).toBe(200);
 
     expect(seen).toEqual(['/plane/guarded/thing', '/plane/guarded/thing']);
+  });
+
+  test('covers routes in plugins nested in the plane and the HEAD routes of its GETs, and no sibling', async () => {
+    const seen: string[] = [];
+    const built = await build(undefined, seen);
+    expect((await built.inject({ url: '/plane/guarded/nested' })).statusCode).toBe(401);
+    expect((await built.inject({ method: 'HEAD', url: '/plane/guarded/thing' })).statusCode).toBe(401);
+    expect((await built.inject({ url: '/other/thing' })).statusCode).toBe(200);
+    expect(seen).toEqual(['/plane/guarded/nested', '/plane/guarded/thing']);
+  });
+
+  test("a plugin nested in a plane cannot replace the plane's check", async () => {
+    app = Fastify();
+    await app.register(requestStart);
+    app.register(
+      async (plane) => {
+        await plane.register(guardedPlane([]));
+        await plane.register(async (nested) => {
+          setPlaneOnRequest(nested, (_request, _reply, done) => done());
+          nested.get('/unguarded', async () => ({ ok: true }));
+        });
+      },
+      { prefix: '/plane' },
+    );
+    await expect(app.ready()).rejects.toThrow(/already have a plane check/);
   });
 
   test("answers 503 while starting, before the plane's check", async () => {

@@ -50,12 +50,17 @@ async function requestStart(app: FastifyInstance, { acceptingRequests }: Request
 export default fp(requestStart, { name: REQUEST_START_PLUGIN });
 
 /**
- * Runs `check` on every request to the routes of `app`'s context (the plugin calling this), right
- * after the app's own first checks and in the same hook. It is a request decorator, so Fastify's
- * encapsulation scopes it to that context; a plugin calling this must list
- * {@link REQUEST_START_PLUGIN} among its dependencies, so that Fastify refuses to start an app in
- * which nothing would run the check.
+ * Runs `check` on every request to the routes of `app`'s context (the plugin calling this) and of
+ * the contexts nested in it, right after the app's own first checks and in the same hook. It is a
+ * request decorator, so Fastify's encapsulation scopes it to that context and its children; a
+ * plugin calling this must list {@link REQUEST_START_PLUGIN} among its dependencies, so that
+ * Fastify refuses to start an app in which nothing would run the check. A context may have one
+ * check: a nested plugin could otherwise replace its plane's (authentication) for its own routes,
+ * where a second hook could only have added one.
  */
 export function setPlaneOnRequest(app: FastifyInstance, check: PlaneOnRequest): void {
+  if (app.hasRequestDecorator('planeOnRequest')) {
+    throw new Error("this context's requests already have a plane check; a nested plugin may not replace it");
+  }
   app.decorateRequest('planeOnRequest', check);
 }

@@ -65,3 +65,19 @@ export function injectAs(
     ...(payload === undefined ? {} : { payload: payload as InjectOptions['payload'] }),
   });
 }
+
+/** Every registered route as [method, path], read from Fastify's route tree. */
+export function registeredRoutes(app: FastifyInstance): [string, string][] {
+  const routes: [string, string][] = [];
+  const stack: string[] = [];
+  for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
+    const match = /^(.*?)── (.+?) \(([A-Z, ]+)\)$/.exec(line);
+    if (!match) continue;
+    const depth = (match[1].length - 1) / 4;
+    stack.length = depth;
+    const path = stack.join('') + match[2];
+    stack.push(match[2]);
+    for (const method of match[3].split(', ')) routes.push([method, path]);
+  }
+  return routes;
+}

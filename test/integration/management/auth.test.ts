@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { basic, createTestApp, injectAs, json, type TestContext } from '../../helpers/app.js';
+import { basic, createTestApp, injectAs, json, registeredRoutes, type TestContext } from '../../helpers/app.js';
 import { createAccount, createIndex, type TestAccount } from '../../helpers/factories.js';
 
 let now = Date.parse('2026-11-22T12:00:00Z');
@@ -62,6 +62,30 @@ describe('HTTP Basic authentication', () => {
       expect(json(response).code).toBe('unauthorized');
     }
     expect(json(await injectAs(ctx.app, 'GET', `/v2/search/${index.id}`, account.auth)).id).toBe(index.id);
+  });
+
+  test('every registered /v2 route, HEAD included, refuses a request without credentials', async () => {
+    const routes = registeredRoutes(ctx.app).filter(([, path]) => path.startsWith('/v2/'));
+    // The list comes from Fastify's own route tree: a route added later is checked without editing this test.
+    expect(routes.length).toBeGreaterThan(15);
+    expect(routes.some(([method]) => method === 'HEAD')).toBe(true);
+    for (const [method, path] of routes) {
+      const url = path.replaceAll(/:[A-Za-z]+/g, '00000000-0000-4000-8000-000000000000');
+      const response = await ctx.app.inject({
+        method: method as Parameters<typeof injectAs>[1],
+        url,
+        remoteAddress: '10.9.0.3',
+        ...(method === 'POST' ? { payload: {} } : {}),
+      });
+      expect(response.statusCode, `${method} ${path}`).toBe(401);
+      if (method !== 'HEAD') expect(json(response).code).toBe('unauthorized');
+    }
+  });
+
+  test('a path or query with a NUL is refused (400) before credentials are looked at', async () => {
+    const response = await ctx.app.inject({ method: 'GET', url: '/v2/search?name=%00', remoteAddress: '10.9.0.4' });
+    expect(response.statusCode).toBe(400);
+    expect(json(response).code).toBe('invalid_characters');
   });
 
   test('the right key works and a rotated key stops working at once', async () => {

@@ -1,27 +1,11 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { createTestApp, json, type TestContext } from '../../helpers/app.js';
+import { createTestApp, json, registeredRoutes, type TestContext } from '../../helpers/app.js';
 
 let ctx: TestContext;
 beforeAll(async () => {
   ctx = await createTestApp();
 });
 afterAll(async () => ctx.close());
-
-/** Every registered route as [method, path], read from Fastify's route tree. */
-function registeredRoutes(): [string, string][] {
-  const routes: [string, string][] = [];
-  const stack: string[] = [];
-  for (const line of ctx.app.printRoutes({ commonPrefix: false }).split('\n')) {
-    const match = /^(.*?)── (.+?) \(([A-Z, ]+)\)$/.exec(line);
-    if (!match) continue;
-    const depth = (match[1].length - 1) / 4;
-    stack.length = depth;
-    const path = stack.join('') + match[2];
-    stack.push(match[2]);
-    for (const method of match[3].split(', ')) routes.push([method, path]);
-  }
-  return routes;
-}
 
 test('/openapi.json is OpenAPI 3.1 and documents every API route with its errors', async () => {
   const response = await ctx.app.inject({ method: 'GET', url: '/openapi.json' });
@@ -40,7 +24,7 @@ test('/openapi.json is OpenAPI 3.1 and documents every API route with its errors
       }
     }
   }
-  const routes = registeredRoutes();
+  const routes = registeredRoutes(ctx.app);
   expect(routes.length).toBeGreaterThan(15);
   for (const [method, url] of routes) {
     // The docs and the web console (`/`, `/console/...`) are pages, not API: hidden from the document.

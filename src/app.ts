@@ -11,7 +11,7 @@ import { handleClientError } from './http/client-error.js';
 import { consolePlugin } from './http/console/console.plugin.js';
 import { dataPlanePlugin } from './http/data-plane/data-plane.plugin.js';
 import { DATA_PLANE_PREFIX, dataDomainRewriter } from './http/data-plane/host-routing.js';
-import { deferredChildLoggerFactory } from './http/deferred-child-logger.js';
+import { childLoggerFactoryFor } from './http/deferred-child-logger.js';
 import { MAX_PARAM_LENGTH } from './http/error-handler.js';
 import { inputGuard } from './http/input-guard.js';
 import { managementPlugin } from './http/management/management.plugin.js';
@@ -79,7 +79,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
             ...(options.logger?.stream ? { stream: options.logger.stream } : {}),
           },
     logController: new ResponseCountingLogController(),
-    childLoggerFactory: deferredChildLoggerFactory,
+    // Request loggers made on first use, at levels where most requests log nothing (Fastify's own
+    // when undefined).
+    childLoggerFactory: childLoggerFactoryFor(options.logger === false ? 'silent' : config.logLevel),
     bodyLimit: config.bodyLimitBytes,
     // Fastify turns Node's request timeout off (0) by default, which leaves a connection that sends
     // nothing, or a body that trickles in, open for ever: a few hundred of them, without any
@@ -111,8 +113,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   // The first hook of every request (and, for a management request, its authentication).
   await app.register(requestStart, { acceptingRequests: options.acceptingRequests });
 
-  // The JSON body parser and the checks of every request's input (NUL, lone surrogates, nesting),
-  // first, so they run before authentication and schemas.
+  // The JSON body parser, with the checks of every body (NUL, lone surrogates, nesting), before the
+  // routes, so that schemas validate only bodies that passed them. (The path and query checks run
+  // earlier, in the first hook, before authentication.)
   await app.register(inputGuard);
 
   const ownsEngine = options.engine === undefined;
@@ -192,7 +195,6 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(managementPlugin, {
     prefix: '/v2',
     services,
-    clock,
     authFailureLimit: config.authFailureLimit,
   });
 

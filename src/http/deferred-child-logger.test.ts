@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import Fastify from 'fastify';
 import pino from 'pino';
 import { describe, expect, test, vi } from 'vitest';
-import { DeferredChildLogger, deferredChildLoggerFactory } from './deferred-child-logger.js';
+import { childLoggerFactoryFor, DeferredChildLogger, deferredChildLoggerFactory } from './deferred-child-logger.js';
 
 /** A pino logger at `level` writing its lines into `lines`, parsed. */
 function capturing(level: string) {
@@ -53,6 +53,16 @@ describe('DeferredChildLogger', () => {
     expect(lines).toMatchObject([{ level: 20, reqId: 'r-3', msg: 'now written' }]);
   });
 
+  test("answers pino's isLevelEnabled and bindings as the child would", () => {
+    const { logger } = capturing('warn');
+    const deferred = new DeferredChildLogger(logger, { reqId: 'r-5' });
+    expect(deferred.isLevelEnabled('info')).toBe(false);
+    expect(deferred.isLevelEnabled('error')).toBe(true);
+    expect(deferred.bindings()).toEqual({ reqId: 'r-5' });
+    deferred.level = 'info';
+    expect(deferred.isLevelEnabled('info')).toBe(true);
+  });
+
   test('its children carry its bindings and their own', () => {
     const { logger, lines } = capturing('info');
     new DeferredChildLogger(logger, { reqId: 'r-4' }).child({ part: 'x' }).info('nested');
@@ -61,6 +71,13 @@ describe('DeferredChildLogger', () => {
 });
 
 describe('as the Fastify child logger factory', () => {
+  test('is used only at levels where Fastify does not log every request', () => {
+    for (const level of ['trace', 'debug', 'info']) expect(childLoggerFactoryFor(level)).toBeUndefined();
+    for (const level of ['warn', 'error', 'fatal', 'silent']) {
+      expect(childLoggerFactoryFor(level)).toBe(deferredChildLoggerFactory);
+    }
+  });
+
   test("a request's log lines carry its id, and routes with log options of their own get a plain child", async () => {
     const { logger, lines } = capturing('info');
     const app = Fastify({

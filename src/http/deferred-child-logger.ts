@@ -13,12 +13,12 @@ export class DeferredChildLogger implements FastifyBaseLogger {
 
   constructor(
     private readonly parent: FastifyBaseLogger & { isLevelEnabled(level: string): boolean },
-    private readonly bindings: Bindings,
+    private readonly ownBindings: Bindings,
   ) {}
 
   /** The child logger itself, made on first use. */
   private child_(): FastifyBaseLogger {
-    if (this.made === undefined) this.made = this.parent.child(this.bindings);
+    if (this.made === undefined) this.made = this.parent.child(this.ownBindings);
     return this.made;
   }
 
@@ -51,6 +51,18 @@ export class DeferredChildLogger implements FastifyBaseLogger {
   }
   silent(): void {}
 
+  /** pino's, as the child would answer. */
+  isLevelEnabled(level: string): boolean {
+    return this.made === undefined
+      ? this.parent.isLevelEnabled(level)
+      : (this.made as FastifyBaseLogger & { isLevelEnabled(level: string): boolean }).isLevelEnabled(level);
+  }
+
+  /** pino's: the bindings the child has (made for the asking). */
+  bindings(): Bindings {
+    return (this.child_() as FastifyBaseLogger & { bindings(): Bindings }).bindings();
+  }
+
   child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
     return this.child_().child(bindings, options);
   }
@@ -78,4 +90,15 @@ export function deferredChildLoggerFactory(
     return logger.child(bindings, options);
   }
   return new DeferredChildLogger(parent as FastifyBaseLogger & { isLevelEnabled(level: string): boolean }, bindings);
+}
+
+/** Levels at which Fastify logs every request (twice), so every request's child is made anyway. */
+const LOGS_EVERY_REQUEST = new Set(['trace', 'debug', 'info']);
+
+/**
+ * The `childLoggerFactory` for an app logging at `level`: {@link deferredChildLoggerFactory} where
+ * it saves the child, Fastify's own (undefined) where every request's child is made anyway.
+ */
+export function childLoggerFactoryFor(level: string): typeof deferredChildLoggerFactory | undefined {
+  return LOGS_EVERY_REQUEST.has(level) ? undefined : deferredChildLoggerFactory;
 }

@@ -43,6 +43,11 @@ export class AccountService {
     this.rows = options.cache.scope();
   }
 
+  /** The clock this service reads: a `now` given to it must come from this one. */
+  get clock(): Clock {
+    return this.options.clock;
+  }
+
   /** Creates an account with a fresh API key, and its messaging instances. */
   async create(email: string, apiKey = randomSecret()): Promise<AccountCredentials> {
     assertEmail(email);

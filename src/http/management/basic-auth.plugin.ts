@@ -2,7 +2,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunc
 import fp from 'fastify-plugin';
 import { errors, isAppError } from '../../errors.js';
 import type { AccountService } from '../../services/account.service.js';
-import type { Clock } from '../../services/clock.js';
 import { isCleanText } from '../input-guard.js';
 import { REQUEST_START_PLUGIN, setPlaneOnRequest } from '../request-start.plugin.js';
 import { LoginThrottle, loginThrottleLimits } from './login-throttle.js';
@@ -16,8 +15,6 @@ declare module 'fastify' {
 
 export interface BasicAuthOptions {
   accounts: AccountService;
-  /** The accounts service's clock (one read per request serves both). */
-  clock: Clock;
   /** Failed logins per (account, address) per minute before 429; see {@link LoginThrottle}. */
   failureLimit: number;
 }
@@ -127,11 +124,14 @@ function isAscii(text: string): boolean {
 }
 
 /**
- * Requires HTTP Basic credentials on every route of the encapsulating context, as the plane's first
- * check (so the app must have registered the request-start plugin; Fastify refuses to start otherwise).
+ * Requires HTTP Basic credentials on every route of the encapsulating context and of the contexts
+ * nested in it, as the plane's first check (so the app must have registered the request-start
+ * plugin; Fastify refuses to start otherwise). No nested plugin can replace the check.
  */
 async function basicAuthPlugin(app: FastifyInstance, options: BasicAuthOptions): Promise<void> {
-  const throttle = new LoginThrottle(loginThrottleLimits(options.failureLimit), options.clock);
+  // The accounts service's clock, so that one read per request serves both.
+  const clock = options.accounts.clock;
+  const throttle = new LoginThrottle(loginThrottleLimits(options.failureLimit), clock);
   const authenticate = async (request: FastifyRequest, header: string, credentials: BasicCredentials) => {
     try {
       request.accountEmail = await options.accounts.authenticate(credentials.email, credentials.apiKey);
@@ -157,7 +157,7 @@ async function basicAuthPlugin(app: FastifyInstance, options: BasicAuthOptions):
     // The header a client sent a minute ago with a good key: one digest instead of parsing it
     // and digesting its key, with the same throttle check and outcome as the full path below.
     // One clock read for the request (each costs about 50 ns on a VM), shared by the checks below.
-    const now = options.clock();
+    const now = clock();
     const known = header === undefined ? undefined : options.accounts.verifiedHeaderNow(header, now);
     const credentials = known === undefined ? parseBasicAuth(header) : undefined;
     const login = known?.login ?? credentials?.email;

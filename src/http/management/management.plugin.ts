@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import type { Clock } from '../../services/clock.js';
 import type { Services } from '../../services/index.js';
 import { createErrorHandler, renderManagementError } from '../error-handler.js';
 import basicAuth from './basic-auth.plugin.js';
@@ -9,7 +8,6 @@ import { searchStatsRoutes } from './search-stats.routes.js';
 
 export interface ManagementPluginOptions {
   services: Services;
-  clock: Clock;
   authFailureLimit: number;
 }
 
@@ -18,7 +16,6 @@ export async function managementPlugin(app: FastifyInstance, options: Management
   app.setErrorHandler(createErrorHandler(renderManagementError));
   await app.register(basicAuth, {
     accounts: options.services.accounts,
-    clock: options.clock,
     failureLimit: options.authFailureLimit,
   });
   await app.register(searchStatsRoutes, { services: options.services });

@@ -67,21 +67,22 @@ export const REDACTED_PATHS = [
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
   const { config, store } = options;
   const clock = options.clock ?? systemClock;
+  // A logger even when logging is off (`silent`): Fastify calls its log controller, which counts
+  // each response for the metrics, only when it has one.
+  const logLevel = options.logger === false ? 'silent' : config.logLevel;
   const app = Fastify({
-    // A logger even when logging is off (`silent`): Fastify calls its log controller, which counts
-    // each response for the metrics, only when it has one.
     logger:
       options.logger === false
-        ? { level: 'silent' }
+        ? { level: logLevel }
         : {
-            level: config.logLevel,
+            level: logLevel,
             redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
             ...(options.logger?.stream ? { stream: options.logger.stream } : {}),
           },
     logController: new ResponseCountingLogController(),
     // Request loggers made on first use, at levels where most requests log nothing (Fastify's own
     // when undefined).
-    childLoggerFactory: childLoggerFactoryFor(options.logger === false ? 'silent' : config.logLevel),
+    childLoggerFactory: childLoggerFactoryFor(logLevel),
     bodyLimit: config.bodyLimitBytes,
     // Fastify turns Node's request timeout off (0) by default, which leaves a connection that sends
     // nothing, or a body that trickles in, open for ever: a few hundred of them, without any

@@ -1,6 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Bindings, ChildLoggerOptions, Level } from 'pino';
 
+/** A Fastify logger with pino's level test (what the app's logger, and its children, are). */
+type LevelAwareLogger = FastifyBaseLogger & { isLevelEnabled(level: string): boolean };
+
 /**
  * A request's logger (`request.log`), made into a pino child of the app's logger only when
  * something logs through it at an enabled level. Fastify makes a child for every request, and a
@@ -12,7 +15,7 @@ export class DeferredChildLogger implements FastifyBaseLogger {
   private made: FastifyBaseLogger | undefined;
 
   constructor(
-    private readonly parent: FastifyBaseLogger & { isLevelEnabled(level: string): boolean },
+    private readonly parent: LevelAwareLogger,
     private readonly ownBindings: Bindings,
   ) {}
 
@@ -53,9 +56,7 @@ export class DeferredChildLogger implements FastifyBaseLogger {
 
   /** pino's, as the child would answer. */
   isLevelEnabled(level: string): boolean {
-    return this.made === undefined
-      ? this.parent.isLevelEnabled(level)
-      : (this.made as FastifyBaseLogger & { isLevelEnabled(level: string): boolean }).isLevelEnabled(level);
+    return ((this.made ?? this.parent) as LevelAwareLogger).isLevelEnabled(level);
   }
 
   /** pino's: the bindings the child has (made for the asking). */
@@ -85,11 +86,10 @@ export function deferredChildLoggerFactory(
   bindings: Bindings,
   options: ChildLoggerOptions,
 ): FastifyBaseLogger {
-  const parent = logger as FastifyBaseLogger & { isLevelEnabled?: (level: string) => boolean };
-  if (typeof parent.isLevelEnabled !== 'function' || Object.keys(options).length > 0) {
+  if (typeof (logger as Partial<LevelAwareLogger>).isLevelEnabled !== 'function' || Object.keys(options).length > 0) {
     return logger.child(bindings, options);
   }
-  return new DeferredChildLogger(parent as FastifyBaseLogger & { isLevelEnabled(level: string): boolean }, bindings);
+  return new DeferredChildLogger(logger as LevelAwareLogger, bindings);
 }
 
 /** Levels at which Fastify logs every request (twice), so every request's child is made anyway. */

@@ -14,6 +14,10 @@
 // for their whole life (where the JIT and the allocator happened to put things), which one pair
 // of processes would carry whole into the ratio.
 //
+// Last, searchplane's own part of a GET (bench/lib/hot-path.js): the credentials check, the login
+// throttle and the record lookup, called in loops in this process. Those numbers are stable where
+// req/s is not, and show how much of the GET's cost is our code rather than HTTP and Fastify.
+//
 // Environment: BENCH_PAIRS (pairs for the GET ratio in all, default 12), BENCH_PROCESSES (pairs of
 // processes they are spread over, default 3; each gets an even share, at least 2),
 // BENCH_SLICE (s per route and pair, 2), BENCH_LEAD_IN (s before each slice, 0.5),
@@ -35,6 +39,7 @@ import { fileURLToPath } from 'node:url';
 import { MALLOC_TUNING } from '../dist/malloc-tuning.js';
 import { requestJson, spawnServer } from './lib/bench-processes.js';
 import { summarizeCpuProfile } from './lib/cpu-profile-summary.js';
+import { measureHotPath } from './lib/hot-path.js';
 import { measure, medianRun, printTable } from './lib/load-test.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -228,6 +233,16 @@ try {
     const rate = results.create.rps;
     console.log(
       `create: ${Math.round(rate).toLocaleString('en-US')}/s  (target >= 2,000/s: ${rate >= 2000 ? 'met' : 'MISSED'})`,
+    );
+  }
+  if (results.get) {
+    // After every server stopped (or idled): the loops run alone on the machine.
+    const own = await measureHotPath();
+    const total = own.credentials + own.throttle + own.record;
+    console.log(
+      `searchplane's own code per GET, in process and warm (no HTTP): credentials ${Math.round(own.credentials)} ns, ` +
+        `login throttle ${Math.round(own.throttle)} ns, record ${Math.round(own.record)} ns; ` +
+        `${(total / 1000).toFixed(2)} µs of the GET's ${results.get.cpuPerRequest.toFixed(1)} µs of server CPU`,
     );
   }
   const failed = Object.values(results).filter((result) => result.non2xx > 0 || result.errors > 0);

@@ -15,8 +15,8 @@
 // of processes would carry whole into the ratio.
 //
 // Last, searchplane's own part of a GET (bench/lib/hot-path.js): the credentials check, the login
-// throttle and the record lookup, called in loops in this process. Those numbers are stable where
-// req/s is not, and show how much of the GET's cost is our code rather than HTTP and Fastify.
+// throttle and the record lookup, called in loops in this process: how much of the GET's cost is
+// our code rather than HTTP and Fastify.
 //
 // Environment: BENCH_PAIRS (pairs for the GET ratio in all, default 12), BENCH_PROCESSES (pairs of
 // processes they are spread over, default 3; each gets an even share, at least 2),

@@ -1,13 +1,61 @@
-import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
+import { CompiledQuery, type DialectAdapter, type Kysely, type Transaction } from 'kysely';
 import type { Store } from '../database.js';
 import type { DB, SearchIndexesTable } from '../schema.js';
 
 type Executor = Kysely<DB> | Transaction<DB>;
 export type SearchIndexRow = SearchIndexesTable;
 
+/**
+ * Inserts an index row. Its SQL is built once per database (Kysely's builder cost about 10 µs per
+ * call warm and a tenth of a create's server CPU between requests, issue #11), keyed by the
+ * dialect's adapter, which a transaction shares with its database; the values go in the order of
+ * {@link INSERT_COLUMNS}.
+ */
 export async function insertSearchIndex(db: Executor, row: SearchIndexRow): Promise<void> {
-  await db.insertInto('search_indexes').values(row).execute();
+  const adapter = db.getExecutor().adapter;
+  let text = insertSql.get(adapter);
+  if (text === undefined) {
+    // The columns in the order of the parameters below, whatever the order of `row`'s keys.
+    const ordered = Object.fromEntries(INSERT_COLUMNS.map((column) => [column, row[column]]));
+    text = db
+      .insertInto('search_indexes')
+      .values(ordered as unknown as SearchIndexRow)
+      .compile().sql;
+    insertSql.set(adapter, text);
+  }
+  await db.executeQuery(
+    CompiledQuery.raw(
+      text,
+      INSERT_COLUMNS.map((column) => row[column]),
+    ),
+  );
 }
+
+/** Every column of an index row (the compiler refuses a missing or unknown one), in the insert's order. */
+const INSERT_COLUMNS = Object.keys({
+  id: true,
+  customer_id: true,
+  name: true,
+  endpoint: true,
+  type: true,
+  region: true,
+  integration_email: true,
+  token: true,
+  read_only_token: true,
+  max_vector_count: true,
+  max_monthly_reranks: true,
+  max_daily_updates: true,
+  max_daily_queries: true,
+  max_monthly_bandwidth: true,
+  max_writes_per_second: true,
+  max_query_per_second: true,
+  max_reads_per_request: true,
+  max_writes_per_request: true,
+  creation_time: true,
+  input_enrichment_enabled: true,
+} satisfies Record<keyof SearchIndexRow, true>) as (keyof SearchIndexRow)[];
+
+const insertSql = new WeakMap<DialectAdapter, string>();
 
 /** The index with this id, whoever owns it (callers check ownership: see SearchIndexService). */
 export function findSearchIndexById(db: Executor, id: string): Promise<SearchIndexRow | undefined> {

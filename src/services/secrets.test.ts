@@ -46,6 +46,14 @@ describe('RandomPool', () => {
     expect([...pool]).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
   });
 
+  it('refuses a size that is not a positive integer, leaving the pool alone', () => {
+    const { pool, source, fills } = counting(8);
+    for (const size of [0, -3, 2.5, Number.NaN]) expect(() => source.base64url(size)).toThrow(RangeError);
+    expect(fills()).toBe(0);
+    expect(source.base64url(2)).toBe(Buffer.from([1, 2]).toString('base64url'));
+    expect([...pool]).toEqual([0, 0, 3, 4, 5, 6, 7, 8]);
+  });
+
   it('draws a request larger than the pool directly, leaving the pool alone', () => {
     const { pool, source, fills } = counting(8);
     expect(Buffer.from(source.base64url(9), 'base64url')).toHaveLength(9);

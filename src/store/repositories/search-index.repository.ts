@@ -8,30 +8,29 @@ export type SearchIndexRow = SearchIndexesTable;
 /**
  * Inserts an index row. Its SQL is built once per database (Kysely's builder cost about 10 µs per
  * call warm and a tenth of a create's server CPU between requests, issue #11), keyed by the
- * dialect's adapter, which a transaction shares with its database; the values go in the order of
- * {@link INSERT_COLUMNS}.
+ * dialect's adapter, which a Kysely instance shares with its transactions (and with what
+ * `withSchema` or `withPlugin` derive from it, whose schema or plugins this would skip: nothing
+ * here uses them). The values go in the order of {@link INSERT_COLUMNS}, every one of them: the
+ * builder leaves out a column whose value is undefined, the built SQL never does.
  */
 export async function insertSearchIndex(db: Executor, row: SearchIndexRow): Promise<void> {
   const adapter = db.getExecutor().adapter;
   let text = insertSql.get(adapter);
   if (text === undefined) {
-    // The columns in the order of the parameters below, whatever the order of `row`'s keys.
-    const ordered = Object.fromEntries(INSERT_COLUMNS.map((column) => [column, row[column]]));
+    const template = Object.fromEntries(INSERT_COLUMNS.map((column) => [column, null]));
     text = db
       .insertInto('search_indexes')
-      .values(ordered as unknown as SearchIndexRow)
+      .values(template as unknown as SearchIndexRow)
       .compile().sql;
     insertSql.set(adapter, text);
   }
-  await db.executeQuery(
-    CompiledQuery.raw(
-      text,
-      INSERT_COLUMNS.map((column) => row[column]),
-    ),
-  );
+  const values = INSERT_COLUMNS.map((column) => row[column]);
+  const missing = values.indexOf(undefined as never);
+  if (missing >= 0) throw new TypeError(`An index row needs a value for ${INSERT_COLUMNS[missing]}`);
+  await db.executeQuery(CompiledQuery.raw(text, values));
 }
 
-/** Every column of an index row (the compiler refuses a missing or unknown one), in the insert's order. */
+/** Every column of an index row (TypeScript refuses a missing or unknown one), in the insert's order. */
 const INSERT_COLUMNS = Object.keys({
   id: true,
   customer_id: true,

@@ -1,5 +1,6 @@
 import * as crypto from 'node:crypto';
 import type { Clock } from './clock.js';
+import { randomSecret } from './secrets.js';
 import { SipHasher } from './siphash.js';
 
 /** How long a verified key is trusted without running scrypt again. */
@@ -61,7 +62,7 @@ const TAG_HIGH_SCALE = 0x200000;
  * the caller sees the new row. {@link forget} drops an entry at once when this process changes it.
  */
 export class VerifiedCredentials {
-  private readonly secret = crypto.randomBytes(32).toString('base64url');
+  private readonly secret = randomSecret();
   private readonly entries = new Map<string, Verified>();
   /** By the tag of the whole header: a repeated header is known from one SipHash, unparsed. */
   private readonly headers = new Map<number, HeaderEntry>();

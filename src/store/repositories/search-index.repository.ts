@@ -14,16 +14,13 @@ export type SearchIndexRow = SearchIndexesTable;
  * builder leaves out a column whose value is undefined, the built SQL never does.
  */
 export async function insertSearchIndex(db: Executor, row: SearchIndexRow): Promise<void> {
-  const adapter = db.getExecutor().adapter;
-  let text = insertSql.get(adapter);
-  if (text === undefined) {
+  const text = builtOnce(insertSql, db.getExecutor().adapter, () => {
     const template = Object.fromEntries(INSERT_COLUMNS.map((column) => [column, null]));
-    text = db
+    return db
       .insertInto('search_indexes')
       .values(template as unknown as SearchIndexRow)
       .compile().sql;
-    insertSql.set(adapter, text);
-  }
+  });
   const values = INSERT_COLUMNS.map((column) => row[column]);
   const missing = values.indexOf(undefined as never);
   if (missing >= 0) throw new TypeError(`An index row needs a value for ${INSERT_COLUMNS[missing]}`);
@@ -55,6 +52,20 @@ const INSERT_COLUMNS = Object.keys({
 } satisfies Record<keyof SearchIndexRow, true>) as (keyof SearchIndexRow)[];
 
 const insertSql = new WeakMap<DialectAdapter, string>();
+
+/** The SQL text `cache` keeps for `database`, built by `build` the first time it is asked for. */
+function builtOnce<Database extends object>(
+  cache: WeakMap<Database, string>,
+  database: Database,
+  build: () => string,
+): string {
+  let text = cache.get(database);
+  if (text === undefined) {
+    text = build();
+    cache.set(database, text);
+  }
+  return text;
+}
 
 /** The index with this id, whoever owns it (callers check ownership: see SearchIndexService). */
 export function findSearchIndexById(db: Executor, id: string): Promise<SearchIndexRow | undefined> {
@@ -91,11 +102,7 @@ export async function findSearchIndexWithHeadByEndpoint(
   store: Pick<Store, 'db' | 'prepared'>,
   endpoint: string,
 ): Promise<SearchIndexRowWithHead | undefined> {
-  let text = withHeadSql.get(store.db);
-  if (text === undefined) {
-    text = withHeadQuery(store.db, endpoint).compile().sql;
-    withHeadSql.set(store.db, text);
-  }
+  const text = builtOnce(withHeadSql, store.db, () => withHeadQuery(store.db, endpoint).compile().sql);
   const [row] = store.prepared
     ? await store.prepared<SearchIndexRowWithHead>(WITH_HEAD_STATEMENT, text, [endpoint])
     : (await store.db.executeQuery(CompiledQuery.raw(text, [endpoint]) as CompiledQuery<SearchIndexRowWithHead>)).rows;

@@ -203,7 +203,9 @@ export function checkRequestInput(request: FastifyRequest): void {
  */
 function isCleanStringRecord(value: unknown): boolean {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  for (const key of Object.keys(value)) {
+  // for...in allocates nothing (Object.keys made an array per request, usually empty); it also
+  // visits inherited enumerable keys, which only sends such an object to the full walk.
+  for (const key in value) {
     const item = (value as Record<string, unknown>)[key];
     if (typeof item !== 'string' || !isCleanText(key) || !isCleanText(item)) return false;
   }

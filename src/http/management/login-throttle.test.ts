@@ -61,6 +61,28 @@ describe('LoginThrottle', () => {
     expect(throttle.retryAfter('a', '9.9.9.9')).toBe(60);
   });
 
+  test("a busy client's trust is renewed once it is a minute old, without a lookup before that", () => {
+    const { clock, throttle } = throttleAt(2);
+    throttle.recordSuccess('a', '9.9.9.9');
+    // Within the minute: nothing renewed, so this trust still ends a day after the first success.
+    clock.now = 30_000;
+    throttle.recordSuccess('a', '9.9.9.9');
+    clock.now = 24 * 3_600_000 + 10_000;
+    for (let i = 0; i < 10; i++) throttle.recordFailure('a', `10.0.0.${i}`);
+    expect(throttle.retryAfter('a', '9.9.9.9')).toBe(60);
+
+    // Another pair in between, then a success past the minute: renewed for a day from then.
+    const renewed = throttleAt(2);
+    renewed.throttle.recordSuccess('a', '9.9.9.9');
+    renewed.throttle.recordSuccess('b', '9.9.9.9');
+    renewed.clock.now = 61_000;
+    renewed.throttle.recordSuccess('a', '9.9.9.9');
+    renewed.clock.now = 24 * 3_600_000 + 30_000;
+    for (let i = 0; i < 10; i++) renewed.throttle.recordFailure('a', `10.0.0.${i}`);
+    expect(renewed.throttle.retryAfter('a', '9.9.9.9')).toBe(0);
+    expect(renewed.throttle.retryAfter('a', '8.8.8.8')).toBe(60);
+  });
+
   test('state is bounded: the oldest keys are forgotten first', () => {
     const { clock, throttle } = throttleAt(1000, 100);
     for (let i = 0; i < 1000; i++) {

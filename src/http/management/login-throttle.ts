@@ -90,7 +90,7 @@ export class LoginThrottle {
   /** (account, address) pairs with a recent successful login, by key → expiry (ms); oldest first. */
   private readonly trusted = new Map<string, number>();
   /** The last pair's key: a request asks {@link retryAfter}, then {@link recordSuccess}, for one pair. */
-  private last = { account: '', address: '', key: pairKey('', '') };
+  private last: LastPair = { account: '', address: '', key: pairKey('', ''), renewAfter: 0 };
 
   constructor(
     readonly limits: LoginThrottleLimits,
@@ -107,6 +107,8 @@ export class LoginThrottle {
    * clock's time, when the caller has read it already (one read per request).
    */
   retryAfter(account: string, address: string, now = this.clock()): number {
+    // No failure counted anywhere (a service not under attack): nothing can refuse, trusted or not.
+    if (this.pairs.size === 0 && this.accounts.size === 0 && this.addresses.size === 0) return 0;
     const pair = this.pairKey(account, address);
     let waitMs = this.pairs.blockedFor(pair, now);
     if (!this.isTrusted(pair, now)) {
@@ -125,13 +127,22 @@ export class LoginThrottle {
   /** Remembers that this address knows the account's key (see the class comment). */
   recordSuccess(account: string, address: string, now = this.clock()): void {
     const key = this.pairKey(account, address);
-    const expiry = now + TRUSTED_MS;
+    const last = this.last;
     // A busy client succeeds on every request: its trust is renewed at most once a minute, which
-    // keeps the eviction order within a minute of true and the hot path to one lookup.
-    if ((this.trusted.get(key) ?? 0) > expiry - WINDOW_MS) return;
-    this.trusted.delete(key);
-    while (this.trusted.size >= this.maxTracked) this.trusted.delete(this.trusted.keys().next().value!);
-    this.trusted.set(key, expiry);
+    // keeps the eviction order within a minute of true. Until then, the same pair as the last
+    // request needs no lookup at all: only a call for another pair (which replaces `last`) can
+    // evict its entry, and isTrusted drops it only once expired, past `renewAfter`.
+    if (now < last.renewAfter) return;
+    const expiry = now + TRUSTED_MS;
+    let stored = this.trusted.get(key) ?? 0;
+    if (stored <= expiry - WINDOW_MS) {
+      this.trusted.delete(key);
+      while (this.trusted.size >= this.maxTracked) this.trusted.delete(this.trusted.keys().next().value!);
+      this.trusted.set(key, expiry);
+      stored = expiry;
+    }
+    // Renewed once the stored trust is a minute old.
+    last.renewAfter = stored - TRUSTED_MS + WINDOW_MS;
   }
 
   /** Keys held, per kind (for tests of the bound). */
@@ -151,7 +162,7 @@ export class LoginThrottle {
   private pairKey(account: string, address: string): string {
     const last = this.last;
     if (last.account !== account || last.address !== address)
-      this.last = { account, address, key: pairKey(account, address) };
+      this.last = { account, address, key: pairKey(account, address), renewAfter: 0 };
     return this.last.key;
   }
 
@@ -162,6 +173,14 @@ export class LoginThrottle {
     this.trusted.delete(pair);
     return false;
   }
+}
+
+interface LastPair {
+  account: string;
+  address: string;
+  key: string;
+  /** Before this time (ms), the pair's trust is current and {@link LoginThrottle.recordSuccess} has nothing to do. */
+  renewAfter: number;
 }
 
 /** Emails never contain a newline (they are checked before they are counted), so the key is unambiguous. */

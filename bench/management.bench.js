@@ -12,14 +12,16 @@
 // The pairs are spread over several pairs of processes (a fresh searchplane, after its own
 // creates, and a fresh bare app each): two processes of the same code differ by 2-7% in speed
 // for their whole life (where the JIT and the allocator happened to put things), which one pair
-// of processes would carry whole into the ratio.
+// of processes would carry whole into the ratio. Five pairs by default: five identical server
+// processes measured 0.96-1.03 of one another, and three pairs left the median moving by about
+// that much from run to run.
 //
 // Last, searchplane's own part of a GET (bench/lib/hot-path.js): the credentials check, the login
 // throttle and the record lookup, called in loops in this process: how much of the GET's cost is
 // our code rather than HTTP and Fastify.
 //
-// Environment: BENCH_PAIRS (pairs for the GET ratio in all, default 12), BENCH_PROCESSES (pairs of
-// processes they are spread over, default 3; each gets an even share, at least 2),
+// Environment: BENCH_PAIRS (pairs for the GET ratio in all, default 20), BENCH_PROCESSES (pairs of
+// processes they are spread over, default 5; each gets an even share, at least 2),
 // BENCH_SLICE (s per route and pair, 2), BENCH_LEAD_IN (s before each slice, 0.5),
 // BENCH_DURATION (s per route and round for the other routes, default 5), BENCH_WARMUP
 // (s, 2: before each of those, and once per route and process before the pairs), BENCH_CONNECTIONS
@@ -51,9 +53,9 @@ const databaseUrl = process.env.BENCH_DATABASE_URL;
 const profile = process.env.BENCH_PROFILE === '1';
 const routes = new Set((process.env.BENCH_ROUTES ?? 'bare,get,create').split(','));
 const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
-const processPairs = Math.max(1, Number(process.env.BENCH_PROCESSES ?? 3));
+const processPairs = Math.max(1, Number(process.env.BENCH_PROCESSES ?? 5));
 // Even, so that each route goes first in as many pairs as the other within each pair of processes.
-const pairsPerProcess = 2 * Math.max(1, Math.ceil(Number(process.env.BENCH_PAIRS ?? 12) / processPairs / 2));
+const pairsPerProcess = 2 * Math.max(1, Math.ceil(Number(process.env.BENCH_PAIRS ?? 20) / processPairs / 2));
 const pairs = pairsPerProcess * processPairs;
 const sliceSeconds = Number(process.env.BENCH_SLICE ?? 2);
 const leadInSeconds = Number(process.env.BENCH_LEAD_IN ?? 0.5);

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { afterEach, expect, test } from 'vitest';
+import { afterEach, expect, test, vi } from 'vitest';
 import { FOREIGN_CHANGE_POLL_MS, SqliteConnectionDatabase } from './sqlite-database.js';
 
 const dirs: string[] = [];
@@ -42,4 +42,22 @@ test('reuses prepared statements and changes its token on its own writes and on 
   expect(connection.changeToken()).not.toBe(afterOwnWrite);
   expect(select.all([])).toEqual([{ n: 2 }]);
   connection.close();
+});
+
+test('polls on a timer only once the token is asked for, and close() stops it', () => {
+  vi.useFakeTimers();
+  try {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'sqlite-db-'));
+    dirs.push(dir);
+    // Kysely never closes a connection that ran no query: such a connection must hold no timer.
+    const connection = new SqliteConnectionDatabase(open(path.join(dir, 'db.sqlite')));
+    expect(vi.getTimerCount()).toBe(0);
+    connection.changeToken();
+    connection.changeToken();
+    expect(vi.getTimerCount()).toBe(1);
+    connection.close();
+    expect(vi.getTimerCount()).toBe(0);
+  } finally {
+    vi.useRealTimers();
+  }
 });

@@ -5,8 +5,9 @@ const MAX_CACHED_STATEMENTS = 1000;
 /**
  * How long a read of `PRAGMA data_version` is trusted. The pragma costs a shared-memory read
  * transaction (tens of µs), too much for every cache lookup; other processes' commits (the CLI
- * rotating a key next to a running server) are therefore seen within this many milliseconds.
- * This connection's own writes are seen at once.
+ * rotating a key next to a running server) are therefore seen after at most this many
+ * milliseconds plus however long the event loop is busy. This connection's own writes are seen
+ * at once.
  */
 export const FOREIGN_CHANGE_POLL_MS = 100;
 
@@ -27,20 +28,21 @@ export class SqliteConnectionDatabase implements SqliteDatabase {
   /**
    * Set every {@link FOREIGN_CHANGE_POLL_MS} by a timer; the next {@link changeToken} then reads
    * the pragma. A clock read in each call instead cost every cached lookup about 50 ns, three
-   * times per management GET (issue #11).
+   * times per management GET (issue #11). Being a timer, it does not advance under fake timers
+   * unless they advance.
    */
   private pollDue = true;
-  private readonly pollTimer: NodeJS.Timeout;
+  /**
+   * Started by the first {@link changeToken}, not the constructor: Kysely never calls close()
+   * on a connection that ran no query, and an interval started for one would outlive the store.
+   */
+  private pollTimer: NodeJS.Timeout | undefined;
   private token = '';
   private tokenWrites = -1;
   private tokenVersion: unknown;
 
   constructor(private readonly db: SQLite.Database) {
     this.dataVersion = db.prepare('PRAGMA data_version').pluck();
-    // Unreferenced: it never keeps the process alive; close() stops it.
-    this.pollTimer = setInterval(() => {
-      this.pollDue = true;
-    }, FOREIGN_CHANGE_POLL_MS).unref();
   }
 
   prepare(sql: string): SqliteStatement {
@@ -56,6 +58,7 @@ export class SqliteConnectionDatabase implements SqliteDatabase {
 
   close(): void {
     clearInterval(this.pollTimer);
+    this.pollTimer = undefined;
     this.db.close();
   }
 
@@ -64,6 +67,10 @@ export class SqliteConnectionDatabase implements SqliteDatabase {
     if (this.pollDue) {
       this.foreignVersion = this.dataVersion.get();
       this.pollDue = false;
+      // Unreferenced: it never keeps the process alive; close() stops it.
+      this.pollTimer ??= setInterval(() => {
+        this.pollDue = true;
+      }, FOREIGN_CHANGE_POLL_MS).unref();
     }
     // The same string object while nothing changed: read caches compare it on every lookup.
     if (this.tokenWrites !== this.writes || this.tokenVersion !== this.foreignVersion) {

@@ -75,12 +75,22 @@ describe('LoginThrottle', () => {
     const renewed = throttleAt(2);
     renewed.throttle.recordSuccess('a', '9.9.9.9');
     renewed.throttle.recordSuccess('b', '9.9.9.9');
+    expect(renewed.throttle.tracked.trusted).toBe(2);
     renewed.clock.now = 61_000;
     renewed.throttle.recordSuccess('a', '9.9.9.9');
     renewed.clock.now = 24 * 3_600_000 + 30_000;
     for (let i = 0; i < 10; i++) renewed.throttle.recordFailure('a', `10.0.0.${i}`);
     expect(renewed.throttle.retryAfter('a', '9.9.9.9')).toBe(0);
     expect(renewed.throttle.retryAfter('a', '8.8.8.8')).toBe(60);
+
+    // The same pair twice in a row, a minute apart: the second success renews it too.
+    const again = throttleAt(2);
+    again.throttle.recordSuccess('a', '9.9.9.9');
+    again.clock.now = 61_000;
+    again.throttle.recordSuccess('a', '9.9.9.9');
+    again.clock.now = 24 * 3_600_000 + 30_000;
+    for (let i = 0; i < 10; i++) again.throttle.recordFailure('a', `10.0.0.${i}`);
+    expect(again.throttle.retryAfter('a', '9.9.9.9')).toBe(0);
   });
 
   test('state is bounded: the oldest keys are forgotten first', () => {

@@ -107,7 +107,8 @@ export class LoginThrottle {
    * clock's time, when the caller has read it already (one read per request).
    */
   retryAfter(account: string, address: string, now = this.clock()): number {
-    // No failure counted anywhere (a service not under attack): nothing can refuse, trusted or not.
+    // No failure recorded since start, or every window pruned (a service not under attack):
+    // nothing can refuse, trusted or not.
     if (this.pairs.size === 0 && this.accounts.size === 0 && this.addresses.size === 0) return 0;
     const pair = this.pairKey(account, address);
     let waitMs = this.pairs.blockedFor(pair, now);

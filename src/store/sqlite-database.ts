@@ -28,8 +28,8 @@ export class SqliteConnectionDatabase implements SqliteDatabase {
   /**
    * Set every {@link FOREIGN_CHANGE_POLL_MS} by a timer; the next {@link changeToken} then reads
    * the pragma. A clock read in each call instead cost every cached lookup about 50 ns, three
-   * times per management GET (issue #11). Being a timer, it does not advance under fake timers
-   * unless they advance.
+   * times per management GET (issue #11). Under fake timers it fires only when the test
+   * advances them.
    */
   private pollDue = true;
   /**

@@ -105,7 +105,12 @@ export function openStore(options: OpenStoreOptions): Store {
   sqlite.pragma('foreign_keys = ON');
   const connection = new SqliteConnectionDatabase(sqlite);
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: connection }) });
-  return { db, dialect: 'sqlite', file, changeToken: () => connection.changeToken(), close: () => db.destroy() };
+  const close = async () => {
+    await db.destroy();
+    // Kysely's destroy() skips a driver that never ran a query: the file would stay open.
+    connection.close();
+  };
+  return { db, dialect: 'sqlite', file, changeToken: () => connection.changeToken(), close };
 }
 
 function openPostgres(

@@ -49,7 +49,6 @@ test('polls on a timer only once the token is asked for, and close() stops it', 
   try {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'sqlite-db-'));
     dirs.push(dir);
-    // Kysely never closes a connection that ran no query: such a connection must hold no timer.
     const connection = new SqliteConnectionDatabase(open(path.join(dir, 'db.sqlite')));
     expect(vi.getTimerCount()).toBe(0);
     connection.changeToken();

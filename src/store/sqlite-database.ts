@@ -32,10 +32,7 @@ export class SqliteConnectionDatabase implements SqliteDatabase {
    * advances them.
    */
   private pollDue = true;
-  /**
-   * Started by the first {@link changeToken}, not the constructor: Kysely never calls close()
-   * on a connection that ran no query, and an interval started for one would outlive the store.
-   */
+  /** Started by the first {@link changeToken}: a connection never asked for it holds no timer. */
   private pollTimer: NodeJS.Timeout | undefined;
   private token = '';
   private tokenWrites = -1;
@@ -56,6 +53,7 @@ export class SqliteConnectionDatabase implements SqliteDatabase {
     return statement;
   }
 
+  /** Idempotent: the store closes it after Kysely's destroy(), which may have closed it already. */
   close(): void {
     clearInterval(this.pollTimer);
     this.pollTimer = undefined;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeFields, analyzeQuery } from '../../query/analyzer.js';
-import { FullTextIndex } from './full-text-index.js';
+import { type CollectionStatistics, FullTextIndex } from './full-text-index.js';
 
 /** mulberry32: a seeded generator, so the random corpora are the same on every run. */
 function random(seed: number): () => number {
@@ -159,5 +159,85 @@ describe('full-text index', () => {
     expect(index.spellingCandidates('zzzz', 1)).toEqual([]);
     index.remove(1);
     expect(index.spellingCandidates('clownfsh', 1)).toEqual([]);
+  });
+});
+
+describe('collection statistics', () => {
+  /** The union's counts for a query's terms, as shards add up their termStatistics. */
+  function union(shards: FullTextIndex[], terms: string[]): CollectionStatistics {
+    const parts = shards.map((shard) => shard.termStatistics(terms));
+    const dfs = new Map(terms.map((term, i) => [term, parts.reduce((sum, part) => sum + part.dfs[i], 0)]));
+    return {
+      documents: parts.reduce((sum, part) => sum + part.documents, 0),
+      totalLength: parts.reduce((sum, part) => sum + part.totalLength, 0),
+      documentFrequency: (term) => dfs.get(term) ?? 0,
+    };
+  }
+
+  it('reports its own counts for term texts', () => {
+    const index = new FullTextIndex();
+    const docs = corpus(200, 4);
+    let totalLength = 0;
+    for (const [i, fields] of docs.entries()) {
+      const analyzed = analyzeFields(fields);
+      totalLength += analyzed.length;
+      index.add(i + 1, analyzed);
+    }
+    const terms = [...analyzeQuery(docs[0].join(' ')).terms, 'neverseen'];
+    const statistics = index.termStatistics(terms);
+    expect(statistics).toEqual({
+      documents: 200,
+      totalLength,
+      dfs: terms.map((term) => index.documentFrequency(term)),
+    });
+    expect(statistics.dfs.at(-1)).toBe(0);
+    index.remove(1);
+    expect(index.termStatistics([]).totalLength).toBe(totalLength - analyzeFields(docs[0]).length);
+  });
+
+  it('scores shards with the union statistics exactly as one index holding every document', () => {
+    const docs = corpus(3000, 17);
+    const whole = new FullTextIndex();
+    const shards = [new FullTextIndex(), new FullTextIndex(), new FullTextIndex()];
+    for (const [i, fields] of docs.entries()) {
+      whole.add(i + 1, analyzeFields(fields));
+      shards[(i * 7) % 3].add(i + 1, analyzeFields(fields));
+    }
+    const next = random(31);
+    for (let q = 0; q < 100; q++) {
+      const query = analyzeQuery(docs[Math.floor(next() * docs.length)][0]);
+      const statistics = union(shards, query.terms);
+      for (const k of [1, 10, 50]) {
+        const merged = shards
+          .flatMap((shard) => shard.search(query, k, undefined, statistics))
+          .sort((a, b) => b.score - a.score || a.label - b.label)
+          .slice(0, k);
+        expect(merged).toEqual(whole.search(query, k));
+        const exhaustive = shards
+          .flatMap((shard) => shard.searchExhaustive(query, k, statistics))
+          .sort((a, b) => b.score - a.score || a.label - b.label)
+          .slice(0, k);
+        expect(exhaustive).toEqual(merged);
+      }
+      const labels = [1, 2, 3, 4, 5, 6, 100, 2999];
+      const scores = new Map(shards.flatMap((shard) => [...shard.scores(query, labels, statistics)]));
+      expect(scores).toEqual(whole.scores(query, labels));
+      // A filter small enough for direct scoring takes the statistics as well.
+      const allowed = new Set(labels);
+      expect(shards[0].search(query, 3, allowed, statistics)).toEqual(
+        whole.search(query, 3, new Set([...allowed].filter((label) => shards[0].has(label)))),
+      );
+    }
+  });
+
+  it('without statistics, scores by its own counts', () => {
+    const docs = corpus(500, 8);
+    const index = new FullTextIndex();
+    for (const [i, fields] of docs.entries()) index.add(i + 1, analyzeFields(fields));
+    const query = analyzeQuery(docs[3][0]);
+    const own = union([index], query.terms);
+    expect(index.search(query, 10, undefined, own)).toEqual(index.search(query, 10));
+    const skewed = { ...own, documents: own.documents * 10 };
+    expect(index.search(query, 10, undefined, skewed)).not.toEqual(index.search(query, 10));
   });
 });

@@ -30,6 +30,20 @@ export interface FullTextState {
   tfs: Uint16Array;
 }
 
+/**
+ * Collection-wide counts that BM25 can take instead of one index's own, so that several indexes
+ * holding parts of one collection (shards) score as one index holding all of it would: summed
+ * over the shards' {@link FullTextIndex.termStatistics}, they include this index's own counts.
+ */
+export interface CollectionStatistics {
+  /** Documents in the whole collection. */
+  documents: number;
+  /** Sum of their weighted lengths. */
+  totalLength: number;
+  /** Documents of the whole collection holding `term` (a stemmed term). */
+  documentFrequency(term: string): number;
+}
+
 /** One query term as scored: its posting list and inverse document frequency. */
 interface QueryTerm {
   term: string;
@@ -212,10 +226,12 @@ export class FullTextIndex implements TermStatistics {
 
   /**
    * The best `k` documents for the query by BM25, best first (ties by label); with `filter`, only
-   * documents whose label is in it.
+   * documents whose label is in it. With `statistics`, IDF and the average length are the
+   * collection's (see {@link CollectionStatistics}); which query terms count (known here, stop
+   * words) is decided by this index alone.
    */
-  search(query: AnalyzedQuery, k: number, filter?: ReadonlySet<number>): Scored[] {
-    const terms = this.queryTerms(query);
+  search(query: AnalyzedQuery, k: number, filter?: ReadonlySet<number>, statistics?: CollectionStatistics): Scored[] {
+    const terms = this.queryTerms(query, statistics);
     if (terms.length === 0 || k <= 0) return [];
     if (filter && filter.size <= DIRECT_FILTER_LIMIT) {
       const ordinals: number[] = [];
@@ -223,27 +239,33 @@ export class FullTextIndex implements TermStatistics {
         const ordinal = this.ordinalOf.get(label);
         if (ordinal !== undefined) ordinals.push(ordinal);
       }
-      return this.topOf(terms, k, ordinals);
+      return this.topOf(terms, k, ordinals, statistics);
     }
-    return this.maxScore(terms, k, filter);
+    return this.maxScore(terms, k, filter, statistics);
   }
 
-  /** Reference top-k: scores every matching document (tests and benchmarks compare with {@link search}). */
-  searchExhaustive(query: AnalyzedQuery, k: number): Scored[] {
-    const terms = this.queryTerms(query);
+  /**
+   * Reference top-k: scores every matching document (tests and benchmarks compare with {@link search}).
+   * `statistics` as for {@link search}.
+   */
+  searchExhaustive(query: AnalyzedQuery, k: number, statistics?: CollectionStatistics): Scored[] {
+    const terms = this.queryTerms(query, statistics);
     const matched = new Set<number>();
     for (const { list } of terms) {
       for (let i = 0; i < list.length; i++) if (this.live[list.docs[i]]) matched.add(list.docs[i]);
     }
-    return this.topOf(terms, k, matched);
+    return this.topOf(terms, k, matched, statistics);
   }
 
-  /** BM25 of the given documents (labels not indexed, or matching no term, are absent). */
-  scores(query: AnalyzedQuery, labels: Iterable<number>): Map<number, number> {
-    const terms = this.queryTerms(query);
+  /**
+   * BM25 of the given documents (labels not indexed, or matching no term, are absent);
+   * `statistics` as for {@link search}.
+   */
+  scores(query: AnalyzedQuery, labels: Iterable<number>, statistics?: CollectionStatistics): Map<number, number> {
+    const terms = this.queryTerms(query, statistics);
     const out = new Map<number, number>();
     if (terms.length === 0) return out;
-    const weights = this.termWeights(terms);
+    const weights = this.termWeights(terms, statistics);
     for (const label of labels) {
       const ordinal = this.ordinalOf.get(label);
       if (ordinal === undefined) continue;
@@ -253,6 +275,18 @@ export class FullTextIndex implements TermStatistics {
     return out;
   }
 
+  /**
+   * This index's own counts for the given term texts (stemmed terms): what shards add up into the
+   * {@link CollectionStatistics} of their union.
+   */
+  termStatistics(terms: string[]): { documents: number; totalLength: number; dfs: number[] } {
+    return {
+      documents: this.liveDocuments,
+      totalLength: this.totalLength,
+      dfs: terms.map((term) => this.documentFrequency(term)),
+    };
+  }
+
   /** Counts for statistics and tests. */
   stats(): { documents: number; ordinals: number; terms: number; postings: number } {
     let postings = 0;
@@ -260,14 +294,17 @@ export class FullTextIndex implements TermStatistics {
     return { documents: this.liveDocuments, ordinals: this.ordinals, terms: this.lists.length, postings };
   }
 
-  /** The query's known terms with their IDF; stop words are dropped when other words remain. */
-  private queryTerms(query: AnalyzedQuery): QueryTerm[] {
+  /**
+   * The query's known terms with their IDF (from `statistics` when given); stop words are dropped
+   * when other words remain.
+   */
+  private queryTerms(query: AnalyzedQuery, statistics?: CollectionStatistics): QueryTerm[] {
     const known: (QueryTerm & { stop: boolean })[] = [];
-    const n = this.liveDocuments;
+    const n = statistics ? statistics.documents : this.liveDocuments;
     query.terms.forEach((term, i) => {
       const id = this.dictionary.get(term);
       if (id === undefined || this.dfs[id] === 0) return;
-      const df = this.dfs[id];
+      const df = statistics ? statistics.documentFrequency(term) : this.dfs[id];
       const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
       known.push({ term, id, list: this.lists[id], idf, stop: STOP_WORDS.has(query.words[i]) });
     });
@@ -275,9 +312,19 @@ export class FullTextIndex implements TermStatistics {
     return content.length > 0 ? content : known;
   }
 
+  /** The average weighted length BM25 normalizes by: the collection's when `statistics` are given. */
+  private averageLength(statistics?: CollectionStatistics): number {
+    return statistics
+      ? statistics.totalLength / Math.max(1, statistics.documents)
+      : this.totalLength / Math.max(1, this.liveDocuments);
+  }
+
   /** Per-term factors of the BM25 formula that do not depend on the document. */
-  private termWeights(terms: QueryTerm[]): { order: number[]; norm: (length: number) => number } {
-    const average = this.totalLength / Math.max(1, this.liveDocuments);
+  private termWeights(
+    terms: QueryTerm[],
+    statistics?: CollectionStatistics,
+  ): { order: number[]; norm: (length: number) => number } {
+    const average = this.averageLength(statistics);
     // The canonical summation order is by term text, the same on every node whatever its term ids.
     const order = terms.map((_, i) => i).sort((a, b) => (terms[a].term < terms[b].term ? -1 : 1));
     return { order, norm: (length) => K1 * (1 - B + (B * length) / average) };
@@ -306,8 +353,13 @@ export class FullTextIndex implements TermStatistics {
   }
 
   /** The best `k` of candidate ordinals by canonical score, as labels. */
-  private topOf(terms: QueryTerm[], k: number, ordinals: Iterable<number>): Scored[] {
-    const weights = this.termWeights(terms);
+  private topOf(
+    terms: QueryTerm[],
+    k: number,
+    ordinals: Iterable<number>,
+    statistics: CollectionStatistics | undefined,
+  ): Scored[] {
+    const weights = this.termWeights(terms, statistics);
     const top = new TopK(k);
     for (const ordinal of ordinals) {
       if (!this.live[ordinal]) continue;
@@ -317,8 +369,13 @@ export class FullTextIndex implements TermStatistics {
     return top.sorted();
   }
 
-  private maxScore(terms: QueryTerm[], k: number, filter?: ReadonlySet<number>): Scored[] {
-    const average = this.totalLength / Math.max(1, this.liveDocuments);
+  private maxScore(
+    terms: QueryTerm[],
+    k: number,
+    filter: ReadonlySet<number> | undefined,
+    statistics: CollectionStatistics | undefined,
+  ): Scored[] {
+    const average = this.averageLength(statistics);
     return maxScoreTopK(terms, k, {
       norm: (length) => K1 * (1 - B + (B * length) / average),
       lengths: this.lengths,

@@ -67,7 +67,9 @@ export interface Config {
   maxOpenIndexes: number;
   /** Worker threads holding vector graphs; each namespace has one graph segment per worker. */
   vectorWorkers?: number;
-  /** Documents per index acknowledged before they are indexed, at most (0: index before acknowledging). */
+  /** Worker threads holding the full-text indexes; each namespace has one shard per thread. */
+  textShards?: number;
+  /** Documents per index acknowledged before their vectors are made, at most (0: make them before acknowledging). */
   indexingBacklog: number;
   /** HNSW graph parameters (engine defaults when unset). */
   hnsw: { m?: number; efConstruction?: number; efSearch?: number };
@@ -253,6 +255,10 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
       env.SEARCHPLANE_VECTOR_WORKERS === undefined || env.SEARCHPLANE_VECTOR_WORKERS === ''
         ? undefined
         : int(env.SEARCHPLANE_VECTOR_WORKERS, 'SEARCHPLANE_VECTOR_WORKERS', 1, 1, 64),
+    textShards:
+      env.SEARCHPLANE_TEXT_SHARDS === undefined || env.SEARCHPLANE_TEXT_SHARDS === ''
+        ? undefined
+        : int(env.SEARCHPLANE_TEXT_SHARDS, 'SEARCHPLANE_TEXT_SHARDS', 1, 1, 64),
     indexingBacklog: int(env.SEARCHPLANE_INDEXING_BACKLOG, 'SEARCHPLANE_INDEXING_BACKLOG', 100_000, 0, 100_000_000),
     hnsw: {
       m: optionalInt(env.SEARCHPLANE_HNSW_M, 'SEARCHPLANE_HNSW_M', 4, 128),

@@ -23,6 +23,7 @@ export function engineOptions(config: Config, dataDir: string, logger: EngineLog
     logger,
     maxOpenIndexes: config.maxOpenIndexes,
     vectorWorkers: config.vectorWorkers,
+    textShards: config.textShards,
     indexingBacklog: config.indexingBacklog,
     hnsw: config.hnsw,
     onEmbed: (seconds) => embedSeconds.observe(seconds),

@@ -18,11 +18,18 @@ export function tempDir(): { dir: string; remove: () => void } {
 }
 
 /**
- * An embedded engine with the builtin embedder over `dataDir`, with two vector workers whatever
- * the machine (so each namespace has two graph files, `vectors-<ns>.0-of-2.hnsw` and `.1-of-2`).
+ * An embedded engine with the builtin embedder over `dataDir`, with two vector workers and two text
+ * shards whatever the machine (so each namespace has two graph files, `vectors-<ns>.0-of-2.hnsw`
+ * and `.1-of-2`, and two full-text snapshots, `fulltext-<ns>.0-of-2.snap` and `.1-of-2`).
  */
 export function testEngine(dataDir: string, options: Partial<EmbeddedEngineOptions> = {}): SearchEngine {
-  return createEmbeddedEngine({ dataDir, embedder: createBuiltinEmbedder(), vectorWorkers: 2, ...options });
+  return createEmbeddedEngine({
+    dataDir,
+    embedder: createBuiltinEmbedder(),
+    vectorWorkers: 2,
+    textShards: 2,
+    ...options,
+  });
 }
 
 /** A search request with the engine's neutral defaults. */

@@ -2,14 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { IndexEngine, SearchEngine } from '../contract.js';
-import type { AnalyzedDocument } from '../query/analyzer.js';
 import { prepareDocuments } from '../query/document-validation.js';
 import { indexed, NO_LIMIT, searchRequest, tempDir, testEngine } from '../test-fixtures.js';
 import type { StoreChange } from './document-store.js';
 import type { EmbeddedEngine } from './embedded-engine.js';
 import { FilterMatches } from './filter-matches.js';
-import { FullTextIndex } from './full-text/full-text-index.js';
 import { SegmentedVectors } from './segmented-vectors.js';
+import { TextShards } from './text-shards/text-shards.js';
 
 /**
  * A commit stands once SQLite took it. An in-memory index that then fails to follow it is dropped
@@ -21,11 +20,13 @@ describe('in-memory indexes after a commit they failed to follow', () => {
   let engine: SearchEngine;
   let index: IndexEngine;
   let logs: [string, string | undefined][];
+  let shards: TextShards;
 
   beforeEach(async () => {
     temp = tempDir();
     logs = [];
-    engine = testEngine(temp.dir, { logger });
+    shards = new TextShards(2, logger);
+    engine = testEngine(temp.dir, { logger, shardPool: shards });
     index = await engine.open('idx');
     await index.upsert(
       'ns',
@@ -72,34 +73,42 @@ describe('in-memory indexes after a commit they failed to follow', () => {
   const fullText = (query: string, filter?: string) =>
     index.search('ns', searchRequest(query, { semanticWeight: 0, filter })).then(({ hits }) => hits.map((h) => h.id));
 
-  it('rebuilds a full-text index that failed to take a write, which stands', async () => {
+  /** Kills a text shard thread and waits until the engine has heard of it. */
+  async function killShard(): Promise<void> {
+    shards.crash(0);
+    await vi.waitFor(() => expect(logs.map(([, message]) => message)).toContain(SHARD_EXITED));
+  }
+  const SHARD_EXITED = 'a text shard worker exited; open namespaces are rebuilt from SQLite';
+
+  it('rebuilds a full-text index whose shard died, and serves the writes committed meanwhile', async () => {
     expect(await fullText('particle')).toEqual(['alpha']); // the namespace's full-text index is built
-    vi.spyOn(FullTextIndex.prototype, 'add').mockImplementationOnce(() => {
-      throw new Error('out of memory');
-    });
+    await killShard();
 
     await index.upsert('ns', [{ id: 'gamma', content: { text: 'gamma ray' } }], NO_LIMIT);
 
     expect(await fullText('ray')).toEqual(['gamma']);
-    expect(await fullText('particle decay')).toEqual(expect.arrayContaining(['alpha', 'beta']));
-    expect(logs).toEqual([['error', 'updating the full-text index after a commit failed; it will be rebuilt']]);
+    expect((await fullText('particle decay')).sort()).toEqual(['alpha', 'beta']);
+    await indexed(index);
+    expect((await index.search('ns', searchRequest('gamma ray', { semanticWeight: 1, topK: 1 }))).hits).toMatchObject([
+      { id: 'gamma' },
+    ]);
   });
 
-  it('takes a write whose full-text update fails when it is indexed before it commits', async () => {
+  it('takes a write sent to a shard as it dies, also when the write waits for its vectors', async () => {
     await engine.close();
-    engine = testEngine(temp.dir, { indexingBacklog: 0, logger }); // embedded and indexed within the write
+    shards = new TextShards(2, logger);
+    engine = testEngine(temp.dir, { indexingBacklog: 0, logger, shardPool: shards });
     index = await engine.open('idx');
     expect(await fullText('particle')).toEqual(['alpha']);
-    logs.length = 0;
-    const failed = failOnceWithAdditions(FullTextIndex.prototype, 'add', (label) => [label]);
+    shards.crash(0);
 
     await expect(index.upsert('ns', [{ id: 'gamma', content: { text: 'gamma ray' } }], NO_LIMIT)).resolves.toBe(
       undefined,
     );
 
-    expect(failed()).toBe(true);
     expect(await fullText('ray')).toEqual(['gamma']);
-    expect(problems()).toEqual([['error', 'updating the full-text index after a commit failed; it will be rebuilt']]);
+    await indexed(index);
+    expect((await index.info()).vectorCount).toBe(3);
   });
 
   it('forgets cached filter matches that failed to take a write', async () => {
@@ -131,7 +140,7 @@ describe('in-memory indexes after a commit they failed to follow', () => {
     expect(problems()).toEqual([['error', 'updating the vector graphs after a commit failed; it will be rebuilt']]);
   });
 
-  it('applies a batch of changes to every namespace when one namespace fails to follow', async () => {
+  it('applies a batch of changes to every namespace when their shard dies meanwhile', async () => {
     // As a PostgreSQL node's catch-up does: changes decided elsewhere, with their labels, in one call.
     await (engine as EmbeddedEngine).use('idx', async (local) => {
       const upsert = async (namespace: string, label: number, id: string, text: string): Promise<StoreChange> => {
@@ -144,16 +153,14 @@ describe('in-memory indexes after a commit they failed to follow', () => {
         local.search(namespace, searchRequest(query, { semanticWeight: 0 })).then(({ hits }) => hits.map((h) => h.id));
       expect(await search('first', 'ferry')).toEqual(['f0']);
       expect(await search('second', 'sailing')).toEqual(['s0']);
-      const failed = failOnceWithAdditions(FullTextIndex.prototype, 'add', (_label, analyzed) =>
-        (analyzed as AnalyzedDocument).surfaces.includes('terminal') ? [analyzed] : [],
-      );
-
-      await local.apply([
+      const changes = [
         await upsert('first', 103, 'f1', 'ferry terminal'),
         await upsert('second', 104, 's1', 'sailing regatta'),
-      ]);
+      ];
+      shards.crash(1);
 
-      expect(failed()).toBe(true);
+      await local.apply(changes);
+
       expect(await search('second', 'regatta')).toEqual(['s1']);
       expect(await search('first', 'terminal')).toEqual(['f1']);
     });
@@ -163,7 +170,7 @@ describe('in-memory indexes after a commit they failed to follow', () => {
     expect(await fullText('particle', "@metadata.kind = 'x'")).toEqual(['alpha']);
     await indexed(index);
     // A snapshot path that cannot be removed as a file (rm refuses a directory).
-    fs.mkdirSync(path.join(temp.dir, 'indexes', 'idx', 'fulltext-1.snap', 'stuck'), { recursive: true });
+    fs.mkdirSync(path.join(temp.dir, 'indexes', 'idx', 'fulltext-1.0-of-2.snap', 'stuck'), { recursive: true });
 
     await index.reset('ns');
 

@@ -4,7 +4,6 @@ import { type PreparedDocument, preparedFromStored } from '../query/document-val
 import { textFields } from '../query/text-tokens.js';
 import type { DocumentStore } from './document-store.js';
 import type { SqlFragment } from './filter-sql.js';
-import { blobToVector } from './vector-math.js';
 
 /** A documents row as selected by {@link columns}. */
 export interface DocumentRow {
@@ -119,15 +118,6 @@ export function rowsByLabels(store: DocumentStore, labels: number[], options: Re
     JSON.stringify(labels),
   ]);
   return new Map(rows.map((row) => [row.label, row]));
-}
-
-/** Stored embeddings for labels that still exist. */
-export function vectorsByLabels(store: DocumentStore, labels: Iterable<number>): Map<number, Float32Array> {
-  const rows = store.all<{ label: number; vector: Buffer }>(
-    'SELECT label, vector FROM embeddings WHERE label IN (SELECT value FROM json_each(?))',
-    JSON.stringify([...labels]),
-  );
-  return new Map(rows.map((row) => [row.label, blobToVector(row.vector)]));
 }
 
 /** Labels of the namespace's documents matching a compiled filter. */

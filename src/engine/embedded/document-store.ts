@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { checkVectorLimit, type PreparedDocument } from '../query/document-validation.js';
 import { openFailure } from './descriptor-probe.js';
 import { SCHEMA, UNEMBEDDED_META, WITHOUT_VECTOR } from './document-schema.js';
-import { vectorToBlob } from './vector-math.js';
+import { encodeVector, storedCode, type VectorCode } from './vector-codes.js';
 
 /**
  * Bounds of each index's prepared-statement cache: the store's own statements (about 20) stay
@@ -15,7 +15,7 @@ export type StorableDocument = Pick<PreparedDocument, 'id' | 'content' | 'metada
 
 /** Outcome of one atomic write: versions that now exist and labels that no longer do. */
 export interface WriteResult {
-  added: { label: number; vector: Float32Array; doc: PreparedDocument }[];
+  added: { label: number; vector: VectorCode; doc: PreparedDocument }[];
   removed: number[];
 }
 
@@ -45,6 +45,8 @@ export class DocumentStore {
   private statementChars = 0;
   private readonly namespaceIds = new Map<string, number>();
   private readonly counts = new Map<number, number>();
+  /** The vectors' dimensions, read from the meta table when first needed. */
+  private dimensions: number | undefined;
   /** Meta key `unembedded`: documents may be stored without their vector (see {@link unembedded}). */
   private mayHaveUnembedded = false;
 
@@ -154,8 +156,9 @@ export class DocumentStore {
     const result: WriteResult = { added: [], removed: [] };
     this.writeBatch(namespace, maxVectorCount, result.removed, (nsId) => {
       for (let i = 0; i < docs.length; i++) {
-        const label = this.replace(nsId, docs[i], vectors[i], undefined, result.removed);
-        result.added.push({ label, vector: vectors[i], doc: docs[i] });
+        const code = encodeVector(vectors[i]);
+        const label = this.replace(nsId, docs[i], code, undefined, result.removed);
+        result.added.push({ label, vector: code, doc: docs[i] });
       }
       return docs.length;
     });
@@ -188,12 +191,12 @@ export class DocumentStore {
    * entry, whether it was stored (false when that version was replaced or deleted meanwhile, or
    * already has its vector).
    */
-  addEmbeddings(entries: { label: number; vector: Float32Array }[]): boolean[] {
+  addEmbeddings(entries: { label: number; vector: VectorCode }[]): boolean[] {
     const insert = this.statement(
       'INSERT OR IGNORE INTO embeddings (label, vector) SELECT ?, ? WHERE EXISTS (SELECT 1 FROM documents WHERE label = ?)',
     );
     return this.db.transaction(() =>
-      entries.map(({ label, vector }) => insert.run(label, vectorToBlob(vector), label).changes === 1),
+      entries.map(({ label, vector }) => insert.run(label, vector, label).changes === 1),
     )();
   }
 
@@ -213,6 +216,24 @@ export class DocumentStore {
       else byNamespace.set(ns, [label]);
     }
     return byNamespace;
+  }
+
+  /**
+   * The stored vectors (codes) of labels that still exist. Files written before vectors were kept
+   * in 8 bits hold float32 blobs: those are encoded as they are read.
+   */
+  vectorCodes(labels: Iterable<number>): Map<number, VectorCode> {
+    const rows = this.all<{ label: number; vector: Buffer }>(
+      'SELECT label, vector FROM embeddings WHERE label IN (SELECT value FROM json_each(?))',
+      JSON.stringify([...labels]),
+    );
+    if (rows.length === 0) return new Map();
+    this.dimensions ??= Number(this.getMeta('dimensions'));
+    const dimensions = this.dimensions;
+    // Without recorded dimensions nothing older was written: every blob is a code.
+    return new Map(
+      rows.map((row) => [row.label, Number.isNaN(dimensions) ? row.vector : storedCode(row.vector, dimensions)]),
+    );
   }
 
   /** Records that every document has its vector (the caller knows: its backlog is empty). */
@@ -267,8 +288,9 @@ export class DocumentStore {
           ) as { label: number } | undefined;
           if (current && current.label >= change.label) continue;
           const effect = effects(nsId);
-          const label = this.replace(nsId, change.doc, change.vector, change.label, effect.removed);
-          effect.added.push({ label, vector: change.vector, doc: change.doc });
+          const code = encodeVector(change.vector);
+          const label = this.replace(nsId, change.doc, code, change.label, effect.removed);
+          effect.added.push({ label, vector: code, doc: change.doc });
         } else if (change.kind === 'namespace') {
           this.ensureNamespace(change.namespace);
         } else {
@@ -345,7 +367,7 @@ export class DocumentStore {
   private replace(
     nsId: number,
     doc: StorableDocument,
-    vector: Float32Array | undefined,
+    vector: VectorCode | undefined,
     label: number | undefined,
     removed: number[],
   ): number {
@@ -361,7 +383,7 @@ export class DocumentStore {
     ).run(label ?? null, nsId, doc.id, doc.content, doc.metadata);
     const newLabel = Number(inserted.lastInsertRowid);
     if (vector) {
-      this.statement('INSERT INTO embeddings (label, vector) VALUES (?, ?)').run(newLabel, vectorToBlob(vector));
+      this.statement('INSERT INTO embeddings (label, vector) VALUES (?, ?)').run(newLabel, vector);
     }
     return newLabel;
   }

@@ -15,6 +15,7 @@ import { HnswWorker } from './hnsw-worker-client.js';
 import { databaseFile, folderSize, indexFolder, localIndexIds } from './index-files.js';
 import { checkNativeBuild } from './native-build-check.js';
 import { OpenIndexes } from './open-indexes.js';
+import { defaultTextShards, TextShards } from './text-shards/text-shards.js';
 
 export interface EmbeddedEngineOptions {
   /** Root directory; each index lives in `${dataDir}/indexes/${indexId}/`. */
@@ -57,10 +58,18 @@ export interface EmbeddedEngineOptions {
    */
   vectorWorkers?: number;
   /**
-   * Documents per index that may be acknowledged before they are embedded and indexed (default
-   * 100,000; see indexing-backlog.ts): while that many wait, writes are indexed before they are
-   * acknowledged, as with 0 always. Only with an in-process (builtin) embedder; writes that
-   * need a remote embedder are always embedded first.
+   * Text shard threads (default: the cores, at most 4). Each namespace's full-text index is split
+   * into one shard per thread, so indexing and every search use all of them. Changing it rebuilds
+   * the full-text indexes from SQLite at their next use (their snapshot files are per shard count).
+   */
+  textShards?: number;
+  /** Text shard threads made by the caller (tests reach them to make one fail); the engine stops them on close. */
+  shardPool?: TextShards;
+  /**
+   * Documents of an index whose vectors the text shards may still be making when a write is
+   * acknowledged (default 100,000): past that, a write waits for its own vectors, as with 0 always.
+   * Only with the builtin (lexical) embedder; writes that need a remote embedder are always
+   * embedded first.
    */
   indexingBacklog?: number;
 }
@@ -81,14 +90,17 @@ export interface EmbeddedEngine extends SearchEngine {
   hasLocalData(indexId: string): boolean;
 }
 
-/**
- * The embedded engine: SQLite (documents, full-text) + HNSW graph (vectors) files under `dataDir`, no
- * external services besides optional HTTP model endpoints. One worker thread (hnsw-worker.js)
- * holds every open HNSW graph, so vector indexing runs beside request handling. Indexes open on
- * use and close when idle beyond `maxOpenIndexes` (see {@link OpenIndexes}).
- */
 /** Whether the native vector graph's build was checked against this CPU (once per process). */
 let nativeBuildChecked = false;
+
+/**
+ * The embedded engine: SQLite (documents) + full-text snapshot + HNSW graph (vectors) files under
+ * `dataDir`, no external services besides optional HTTP model endpoints. Text shard threads
+ * (text-shards/) hold the full-text indexes and make the builtin embedder's vectors; vector worker
+ * threads (hnsw-worker.js) hold the HNSW graphs: indexing and searches run on every core, beside
+ * request handling on the main thread. Indexes open on use and close when idle beyond
+ * `maxOpenIndexes` (see {@link OpenIndexes}).
+ */
 
 export function createEmbeddedEngine(options: EmbeddedEngineOptions): EmbeddedEngine {
   if (!nativeBuildChecked) {
@@ -102,6 +114,7 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): EmbeddedEn
     enricher: options.enricher ?? createBuiltinEnricher(),
     logger,
     hnswWorkers: Array.from({ length: options.vectorWorkers ?? defaultVectorWorkers() }, () => new HnswWorker(logger)),
+    textShards: options.shardPool ?? new TextShards(options.textShards ?? defaultTextShards(), logger),
     hnsw: {
       m: options.hnsw?.m ?? 16,
       efConstruction: options.hnsw?.efConstruction ?? 64,
@@ -190,7 +203,7 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): EmbeddedEn
     async close(): Promise<void> {
       closed = true;
       await indexes.closeAll();
-      await Promise.all(settings.hnswWorkers.map((worker) => worker.terminate()));
+      await Promise.all([...settings.hnswWorkers.map((worker) => worker.terminate()), settings.textShards.terminate()]);
     },
   };
   return engine;

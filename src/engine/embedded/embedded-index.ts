@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import { AppError, forWantOfDescriptors } from '../../errors.js';
+import { AppError } from '../../errors.js';
 import type {
   DeleteSelector,
   DocumentInput,
@@ -26,24 +26,24 @@ import {
   decodeCursor,
   encodeCursor,
 } from '../query/request-checks.js';
-import { documentsByLabels, fetchByIds, idPrefixCondition, listDocuments } from './document-reads.js';
+import { fetchByIds, idPrefixCondition, listDocuments } from './document-reads.js';
 import { DocumentStore, type StoreChange } from './document-store.js';
 import { compileFilter, type SqlFragment } from './filter-sql.js';
 import { IndexEmbedder } from './index-embedder.js';
 import { databaseFile, folderSize } from './index-files.js';
-import { IndexingBacklog } from './indexing-backlog.js';
 import { NamespaceIndexes, type NamespaceIndexSettings } from './namespace-indexes.js';
 import { type SearchContext, search } from './search.js';
-
-/** Documents per backlog batch when unindexed writes are found at open (the size of a large write). */
-const RECOVERY_BATCH = 1000;
+import { WorkerExitedError } from './worker-client.js';
 
 /** Everything an index shares with the engine that opened it. */
-export interface IndexSettings extends Omit<NamespaceIndexSettings, 'vectorDimensions'> {
+export interface IndexSettings extends NamespaceIndexSettings {
   embedder: Embedder;
   reranker: Reranker;
   enricher: Enricher;
-  /** Documents acknowledged before they are indexed, at most (see {@link IndexingBacklog}); 0: none. */
+  /**
+   * Documents whose vectors the text shards may still be making when a write is acknowledged; past
+   * that, a write waits for its own to be made (0: always).
+   */
   indexingBacklog: number;
   persistIntervalMs: number;
   onEmbed?: (seconds: number, texts: number) => void;
@@ -52,13 +52,15 @@ export interface IndexSettings extends Omit<NamespaceIndexSettings, 'vectorDimen
 }
 
 /**
- * One search index on this node: a SQLite file plus one HNSW file per namespace in `dir`. It is
- * the whole index in embedded mode, and the local, disposable materialization of an index whose
- * system of record is PostgreSQL (fed through {@link apply}). Writes commit to SQLite and return;
- * with an in-process embedder they are embedded and indexed by the {@link IndexingBacklog} before
- * the next search, otherwise before they commit. The engine's HNSW worker threads move new vectors
- * into the graphs (batches of `indexingBatchSize`), and dirty graphs are written every
- * `persistIntervalMs` and on close.
+ * One search index on this node: a SQLite file plus, per namespace, full-text snapshot and HNSW
+ * files in `dir`. It is the whole index in embedded mode, and the local, disposable
+ * materialization of an index whose system of record is PostgreSQL (fed through {@link apply}).
+ * Writes commit to SQLite and are sent to the text shard threads in commit order, so every search
+ * after the acknowledgement sees them; with a lexical embedder the shards also make the vectors,
+ * after the write is acknowledged (up to `indexingBacklog` documents), otherwise the vectors are
+ * made before the write commits. The engine's HNSW worker threads move new vectors into the graphs
+ * (batches of `indexingBatchSize`), and dirty graphs are written every `persistIntervalMs` and on
+ * close.
  */
 export class EmbeddedIndex implements IndexEngine {
   private readonly store: DocumentStore;
@@ -66,7 +68,6 @@ export class EmbeddedIndex implements IndexEngine {
   private readonly searchContext: SearchContext;
   private readonly persistTimer: NodeJS.Timeout;
   private readonly embedder: IndexEmbedder;
-  private readonly backlog: IndexingBacklog;
   private closing: Promise<void> | undefined;
 
   constructor(
@@ -74,50 +75,34 @@ export class EmbeddedIndex implements IndexEngine {
     readonly folder: string,
     private readonly settings: IndexSettings,
   ) {
-    const dir = folder;
-    this.store = new DocumentStore(databaseFile(dir));
-    let unembedded: Map<number, number[]>;
+    this.store = new DocumentStore(databaseFile(folder));
     try {
-      this.embedder = new IndexEmbedder(settings.embedder, this.store, basename(dir), settings.onEmbed);
-      // Writes acknowledged before a crash or a stop, not yet embedded then.
-      unembedded = this.store.unembedded();
+      this.embedder = new IndexEmbedder(settings.embedder, this.store, basename(folder), settings.onEmbed);
     } catch (error) {
       // Now, not when collected: the failure may be for want of the descriptors the database holds.
       this.store.close();
       throw error;
     }
-    this.indexes = new NamespaceIndexes(folder, this.store, {
-      ...settings,
+    this.indexes = new NamespaceIndexes(folder, this.store, settings, {
       vectorDimensions: () => this.embedder.vectorDimensions,
+      shardEmbedder: this.embedder.shardEmbedder,
+      onEmbed: settings.onEmbed,
     });
-    this.backlog = new IndexingBacklog(
-      (nsId, labels) => this.indexWritten(nsId, labels),
-      (error, nsId, labels, retryInMs) => {
-        settings.logger[forWantOfDescriptors(error) ? 'warn' : 'error'](
-          { err: error, folder, namespaceId: nsId, documents: labels.length, retryInMs },
-          retryInMs === undefined
-            ? 'indexing written documents failed; they are indexed when the index is next opened'
-            : 'indexing written documents failed; they are tried again later',
-        );
-      },
-      // Nothing left to find at the next open (a failed batch stays waiting until it is indexed).
-      () => this.store.markAllEmbedded(),
-    );
-    for (const [nsId, labels] of unembedded) {
-      for (let i = 0; i < labels.length; i += RECOVERY_BATCH)
-        this.backlog.push(nsId, labels.slice(i, i + RECOVERY_BATCH));
-    }
+    // Writes acknowledged before a crash or a stop, not yet embedded then: their namespaces are
+    // built now, which has them embedded.
+    for (const nsId of this.store.unembedded().keys()) void this.indexes.text(nsId).catch(() => undefined);
     this.searchContext = {
       store: this.store,
       reranker: settings.reranker,
       enricher: settings.enricher,
-      embedQuery: (nsId, query) => this.embedder.embedQuery(query, this.indexes.text(nsId)),
+      text: (nsId) => this.indexes.text(nsId),
+      shardEmbedder: this.embedder.shardEmbedder,
+      embedQuery: (query) => this.embedder.embedQuery(query),
       vectors: async (nsId) => {
         const vectors = this.indexes.vectorsOf(nsId);
         await vectors.load();
         return vectors;
       },
-      text: (nsId) => this.indexes.text(nsId),
       filterMatches: (nsId, source, filter) => this.indexes.filterMatches(nsId, source, filter),
       turn: (section) => settings.turns.run(section),
     };
@@ -132,44 +117,31 @@ export class EmbeddedIndex implements IndexEngine {
     }
     const prepared = prepareDocuments(docs);
     if (prepared.length === 0) return;
-    if (this.embedder.inProcess && this.backlog.count() < this.settings.indexingBacklog) {
-      // Acknowledged once durable; embedded and indexed by the backlog, before the next search.
+    if (this.embedder.shardEmbedder) {
+      // Acknowledged once durable and sent to the text shards; they make the vectors.
       const { added, removed } = this.store.writeUnembedded(namespace, prepared, options.maxVectorCount);
       const nsId = this.store.namespaceId(namespace)!;
-      this.indexes.changed(nsId, { added: [], removed });
-      this.backlog.push(nsId, added);
+      const committed = added.map((label, i) => ({ label, fields: prepared[i].fields }));
+      const indexing = this.indexes.changed(nsId, committed, removed, true);
+      // Past the backlog's limit a write waits for its own vectors, so that the backlog stops growing.
+      if (this.indexes.embedding() > this.settings.indexingBacklog) await indexing;
       return;
     }
-    // Embedded and indexed first: a remote embedder can fail, and then nothing is stored; and past
-    // the backlog's limit, so that it stops growing (versions are independent: the backlog skips
-    // those replaced meanwhile, and replaced ones leave the indexes when their write commits).
+    // Embedded first: a remote embedder can fail, and then nothing is stored.
     const embeddings = await this.embedDocuments(namespace, prepared);
     this.assertOpen();
     const result = this.store.write(namespace, prepared, embeddings, options.maxVectorCount);
-    this.indexes.changed(this.store.namespaceId(namespace)!, result);
-  }
-
-  /** Embeds and indexes written documents (those of `labels` that were not replaced or deleted since). */
-  private async indexWritten(nsId: number, labels: number[]): Promise<void> {
-    const entries = documentsByLabels(this.store, labels);
-    if (entries.length === 0) return;
-    const text = this.indexes.text(nsId);
-    // A write is all in the full-text index or not at all: it is added after this, unless the index
-    // was built from SQLite since the write (then the statistics count it already).
-    const vectors = await this.embedder.embedDocuments(
-      entries.map((entry) => entry.doc),
-      text,
-      text.has(entries[0].label),
-    );
-    const stored = this.store.addEmbeddings(entries.map((entry, i) => ({ label: entry.label, vector: vectors[i] })));
-    const added = entries.flatMap((entry, i) => (stored[i] ? [{ ...entry, vector: vectors[i] }] : []));
-    this.indexes.changed(nsId, { added, removed: [] });
+    const committed = result.added.map(({ label, vector, doc }) => ({ label, vector, fields: doc.fields }));
+    void this.indexes.changed(this.store.namespaceId(namespace)!, committed, result.removed);
   }
 
   /** Vectors of documents about to be written to `namespace` (normalized, dimensions checked). */
   embedDocuments(namespace: string, docs: PreparedDocument[]): Promise<Float32Array[]> {
-    const nsId = this.store.namespaceId(namespace);
-    return this.embedder.embedDocuments(docs, nsId === undefined ? undefined : this.indexes.text(nsId));
+    if (!this.embedder.shardEmbedder) return this.embedder.embedDocuments(docs);
+    return this.indexes.embedUnwritten(
+      this.store.namespaceId(namespace),
+      docs.map((doc) => doc.fields),
+    );
   }
 
   /** The model the index's vectors come from, as recorded with them. */
@@ -179,9 +151,16 @@ export class EmbeddedIndex implements IndexEngine {
 
   async search(namespace: string, request: SearchRequest): Promise<SearchOutcome> {
     this.assertOpen();
-    await this.backlog.settled();
-    this.assertOpen();
-    return search(this.searchContext, namespace, request);
+    try {
+      return await search(this.searchContext, namespace, request);
+    } catch (error) {
+      if (!(error instanceof WorkerExitedError)) throw error;
+      // A text shard died under the search: its namespace is built again, and the search with it.
+      const nsId = this.store.namespaceId(namespace);
+      if (nsId !== undefined) this.indexes.lose(nsId);
+      this.assertOpen();
+      return search(this.searchContext, namespace, request);
+    }
   }
 
   async fetch(namespace: string, selector: FetchSelector, options: ReadOptions): Promise<(DocumentOutput | null)[]> {
@@ -207,7 +186,7 @@ export class EmbeddedIndex implements IndexEngine {
       nsId,
       ...where.params,
     ]);
-    this.indexes.changed(nsId, { added: [], removed });
+    void this.indexes.changed(nsId, [], removed);
     return removed.length;
   }
 
@@ -267,8 +246,10 @@ export class EmbeddedIndex implements IndexEngine {
     if (changes.length === 0 && (watermark === undefined || watermark === this.store.watermark())) return;
     const applied = this.store.apply(changes, watermark);
     for (const nsId of applied.cleared) await this.indexes.discard(nsId);
-    for (const [nsId, result] of applied.byNamespace) {
-      if (!applied.cleared.has(nsId)) this.indexes.changed(nsId, result);
+    for (const [nsId, { added, removed }] of applied.byNamespace) {
+      if (applied.cleared.has(nsId)) continue;
+      const committed = added.map(({ label, vector, doc }) => ({ label, vector, fields: doc.fields }));
+      void this.indexes.changed(nsId, committed, removed);
     }
   }
 
@@ -285,7 +266,8 @@ export class EmbeddedIndex implements IndexEngine {
     for (const [name, nsId] of this.store.namespaces()) {
       const count = this.store.documentCount(nsId);
       // Loading reconciles the graph with SQLite, so vectors missing from its file count as pending.
-      const pending = count > 0 ? (await this.searchContext.vectors(nsId)).pendingCount + this.backlog.count(nsId) : 0;
+      if (count > 0) await this.searchContext.vectors(nsId);
+      const pending = count > 0 ? this.indexes.pendingVectors(nsId) : 0;
       namespaces[name] = { vectorCount: count, pendingVectorCount: pending };
       vectorCount += count;
       pendingVectorCount += pending;
@@ -295,7 +277,7 @@ export class EmbeddedIndex implements IndexEngine {
 
   /** Documents and vectors not yet in a graph, without touching disk. */
   counts(): { documents: number; pendingVectors: number } {
-    return { documents: this.store.totalCount(), pendingVectors: this.backlog.count() + this.indexes.pendingVectors() };
+    return { documents: this.store.totalCount(), pendingVectors: this.indexes.pendingVectors() };
   }
 
   async listNamespaces(): Promise<string[]> {
@@ -303,12 +285,10 @@ export class EmbeddedIndex implements IndexEngine {
     return this.store.namespaces().map(([name]) => name);
   }
 
-  /** Stops indexing, writes every changed HNSW graph and closes SQLite. Idempotent. */
+  /** Waits for the shards' work under way, writes every changed HNSW graph and full-text snapshot, closes SQLite. Idempotent. */
   close(): Promise<void> {
     this.closing ??= (async () => {
       clearInterval(this.persistTimer);
-      // What is left of the backlog is found again in SQLite at the next open.
-      await this.backlog.close();
       await this.indexes.close();
       this.store.close();
     })();

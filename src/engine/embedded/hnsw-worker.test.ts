@@ -16,6 +16,7 @@ import {
 import { HnswWorker } from './hnsw-worker-client.js';
 import { mainThreadLoad } from './main-thread-load.js';
 import { NamespaceVectors } from './namespace-vectors.js';
+import { encodeVector } from './vector-codes.js';
 
 const DIMENSIONS = 32;
 
@@ -111,7 +112,7 @@ describe('HNSW worker failures', () => {
   const labels = Array.from({ length: 200 }, (_, i) => i + 1);
   const source = {
     liveLabels: () => labels,
-    vectors: (wanted: number[]) => new Map(wanted.map((label) => [label, syntheticVector(`d${label}`)])),
+    vectors: (wanted: number[]) => new Map(wanted.map((label) => [label, encodeVector(syntheticVector(`d${label}`))])),
   };
   const vectors = new NamespaceVectors(
     path.join(temp.dir, 'vectors.hnsw'),

@@ -1,8 +1,9 @@
 import { AppError } from '../../errors.js';
 import { createBuiltinEmbedderV1 } from '../providers/builtin-embedder-v1.js';
-import type { Embedder, TermStatistics } from '../providers/provider-types.js';
+import type { Embedder } from '../providers/provider-types.js';
 import type { PreparedDocument } from '../query/document-validation.js';
 import type { DocumentStore } from './document-store.js';
+import { lexicalEmbedder } from './text-shards/lexical-embedders.js';
 import { normalize } from './vector-math.js';
 
 const BUILTIN_V1 = /^builtin-hash-v1\/(\d+)$/;
@@ -52,11 +53,12 @@ export class IndexEmbedder {
   }
 
   /**
-   * Whether embedding is computation in this process that cannot fail for valid documents (the
-   * lexical builtin embedders), so that a write can be acknowledged before its vectors exist.
+   * The name of the embedder when it is a lexical one the text shards run (see
+   * lexical-embedders.ts): computation in this process that cannot fail for valid documents, so that
+   * a write can be acknowledged before its vectors exist. Undefined for remote and model embedders.
    */
-  get inProcess(): boolean {
-    return this.embedder.embedTerms !== undefined;
+  get shardEmbedder(): string | undefined {
+    return lexicalEmbedder(this.embedder.name) ? this.embedder.name : undefined;
   }
 
   /** Vector size of the index; undefined until the first embedding when the embedder learns it. */
@@ -64,29 +66,15 @@ export class IndexEmbedder {
     return this.dimensions;
   }
 
-  /**
-   * Vectors of documents about to be written to a namespace with `statistics` (the namespace as it
-   * is): the batch's own terms count too, so that the first documents of a namespace are weighted
-   * by something better than nothing. `counted`: the statistics already count these documents (a
-   * full-text index built from SQLite while they waited in the backlog).
-   */
-  embedDocuments(
-    docs: readonly PreparedDocument[],
-    statistics?: TermStatistics,
-    counted = false,
-  ): Promise<Float32Array[]> {
-    const withBatch = counted ? statistics : withDocuments(statistics, docs);
-    if (this.embedder.embedTerms) {
-      const analyses = docs.map((doc) => doc.analysis);
-      return this.timed(docs.length, async () => this.embedder.embedTerms!(analyses, withBatch));
-    }
+  /** Vectors of documents about to be written, from the embedder itself (not a lexical one). */
+  embedDocuments(docs: readonly PreparedDocument[]): Promise<Float32Array[]> {
     const texts = docs.map((doc) => doc.text);
-    return this.timed(texts.length, () => this.embedder.embed(texts, withBatch));
+    return this.timed(texts.length, () => this.embedder.embed(texts));
   }
 
-  /** The vector of a query in a namespace with `statistics`. */
-  async embedQuery(query: string, statistics?: TermStatistics): Promise<Float32Array> {
-    const [vector] = await this.timed(1, () => this.embedder.embed([query], statistics));
+  /** The vector of a query, from the embedder itself (not a lexical one). */
+  async embedQuery(query: string): Promise<Float32Array> {
+    const [vector] = await this.timed(1, () => this.embedder.embed([query]));
     return vector;
   }
 
@@ -114,31 +102,4 @@ export class IndexEmbedder {
         'configure the original embedder or re-create the index',
     );
   }
-}
-
-/**
- * A batch weighs in the statistics only while the namespace is small; past this many times the
- * batch's size, its share of the counts is too small to change any weight that matters.
- */
-const BATCH_SHARE_LIMIT = 20;
-
-/** Statistics of a namespace with a batch of documents added to it. */
-function withDocuments(
-  base: TermStatistics | undefined,
-  docs: readonly PreparedDocument[],
-): TermStatistics | undefined {
-  if (base && base.documentCount >= BATCH_SHARE_LIMIT * docs.length) return base;
-  const df = new Map<string, number>();
-  const trigrams = new Map<string, number>();
-  for (const doc of docs) {
-    for (const term of doc.analysis.terms) {
-      df.set(term.text, (df.get(term.text) ?? 0) + 1);
-      for (const trigram of term.trigrams) trigrams.set(trigram, (trigrams.get(trigram) ?? 0) + 1);
-    }
-  }
-  return {
-    documentCount: (base?.documentCount ?? 0) + docs.length,
-    documentFrequency: (term) => (base?.documentFrequency(term) ?? 0) + (df.get(term) ?? 0),
-    trigramFrequency: (trigram) => (base?.trigramFrequency(trigram) ?? 0) + (trigrams.get(trigram) ?? 0),
-  };
 }

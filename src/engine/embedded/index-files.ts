@@ -1,6 +1,6 @@
 import { readdirSync, statSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readdir, rm } from 'node:fs/promises';
+import { basename, dirname, extname, join } from 'node:path';
 import { AppError } from '../../errors.js';
 
 /*
@@ -34,6 +34,35 @@ export function vectorFile(folder: string, nsId: number): string {
 
 export function fullTextFile(folder: string, nsId: number): string {
   return join(folder, `fulltext-${nsId}.snap`);
+}
+
+/**
+ * The file of part `i` of `count` of a file split by thread (`vectors-3.1-of-2.hnsw`); one part
+ * keeps the base name itself.
+ */
+export function partFile(file: string, i: number, count: number): string {
+  const extension = extname(file);
+  return count === 1 ? file : `${file.slice(0, -extension.length)}.${i}-of-${count}${extension}`;
+}
+
+/**
+ * Removes a file and its parts, whatever number of parts wrote them (see {@link partFile}), with
+ * the temp files a crash during a write may have left.
+ */
+export async function removeFileParts(file: string): Promise<void> {
+  const extension = extname(file);
+  const stem = basename(file, extension);
+  const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const mine = new RegExp(`^${literal(stem)}(\\.\\d+-of-\\d+)?${literal(extension)}(\\.tmp)?$`);
+  let names: string[];
+  try {
+    names = await readdir(dirname(file));
+  } catch {
+    return;
+  }
+  await Promise.all(
+    names.filter((name) => mine.test(name)).map((name) => rm(join(dirname(file), name), { force: true })),
+  );
 }
 
 /** Ids of the indexes with a folder under `dataDir` (none when the folder does not exist). */

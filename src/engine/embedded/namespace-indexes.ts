@@ -1,16 +1,17 @@
 import { forWantOfDescriptors } from '../../errors.js';
 import type { EngineLogger } from '../providers/provider-types.js';
-import { vectorsByLabels } from './document-reads.js';
-import type { DocumentStore, WriteResult } from './document-store.js';
+import type { DocumentStore } from './document-store.js';
 import { FilterMatches } from './filter-matches.js';
 import type { SqlFragment } from './filter-sql.js';
-import type { FullTextIndex } from './full-text/full-text-index.js';
-import { NamespaceTexts } from './full-text/namespace-texts.js';
 import type { HnswWorker } from './hnsw-worker-client.js';
 import { idleCollection } from './idle-collection.js';
-import { vectorFile } from './index-files.js';
+import { removeFileParts, vectorFile } from './index-files.js';
 import type { HnswSettings } from './namespace-vectors.js';
-import { removeVectorFiles, SegmentedVectors } from './segmented-vectors.js';
+import { SegmentedVectors } from './segmented-vectors.js';
+import { NamespaceTexts } from './text-shards/namespace-texts.js';
+import type { ShardedText } from './text-shards/sharded-text.js';
+import type { TextShards } from './text-shards/text-shards.js';
+import type { VectorCode } from './vector-codes.js';
 
 export interface NamespaceIndexSettings {
   logger: EngineLogger;
@@ -18,13 +19,31 @@ export interface NamespaceIndexSettings {
   /** The engine's HNSW worker threads; each namespace keeps one graph segment in each. */
   hnswWorkers: HnswWorker[];
   indexingBatchSize: number;
+  /** The engine's text shard threads; each namespace keeps one full-text shard in each. */
+  textShards: TextShards;
+}
+
+/** A committed document version: its label, text fields and, once made, its vector. */
+export interface CommittedDocument {
+  label: number;
+  fields: string[];
+  vector?: VectorCode;
+}
+
+/** What one index's namespace indexes need from it. */
+export interface IndexParts {
   /** The dimensions of the index's vectors (known once its embedder has embedded something). */
-  vectorDimensions: () => number | undefined;
+  vectorDimensions(): number | undefined;
+  /** The lexical embedder the text shards make vectors with, when the index's embedder is one. */
+  shardEmbedder: string | undefined;
+  /** Hears how long the shards took to embed documents (metrics). */
+  onEmbed?(seconds: number, texts: number): void;
 }
 
 /**
  * The in-memory indexes of one index's namespaces, derived from its SQLite store: full-text
- * indexes, cached filter matches and vector graphs, each built on first use and kept current with
+ * indexes (split over the text shard threads, which also embed documents written without a
+ * vector), cached filter matches and vector graphs, each built on first use and kept current with
  * every commit after that.
  */
 export class NamespaceIndexes {
@@ -36,14 +55,18 @@ export class NamespaceIndexes {
     private readonly folder: string,
     private readonly store: DocumentStore,
     private readonly settings: NamespaceIndexSettings,
+    private readonly parts: IndexParts,
   ) {
-    this.texts = new NamespaceTexts(folder, store, settings.logger);
+    this.texts = new NamespaceTexts(folder, store, settings.textShards, settings.logger, {
+      embedder: parts.shardEmbedder,
+      embedded: (nsId, docs, seconds) => this.embedded(nsId, docs, seconds),
+    });
     this.filters = new FilterMatches(store);
   }
 
-  /** The namespace's full-text index, built now if it was not yet. */
-  text(nsId: number): FullTextIndex {
-    return this.texts.of(nsId);
+  /** The namespace's full-text index, once every committed document has been sent to it. */
+  text(nsId: number): Promise<ShardedText> {
+    return this.texts.ready(nsId);
   }
 
   /** Labels of the namespace's documents matching a filter (keyed by its source text). */
@@ -58,12 +81,12 @@ export class NamespaceIndexes {
       const source = (segment: number, segments: number) => ({
         liveLabels: () =>
           this.store.labels('SELECT label FROM documents WHERE ns = ? AND label % ? = ?', nsId, segments, segment),
-        vectors: (labels: number[]) => vectorsByLabels(this.store, labels),
+        vectors: (labels: number[]) => this.store.vectorCodes(labels),
       });
       const file = vectorFile(this.folder, nsId);
       vectors = new SegmentedVectors(
         file,
-        this.settings.vectorDimensions()!,
+        this.parts.vectorDimensions()!,
         this.settings.hnsw,
         source,
         this.settings.logger,
@@ -83,11 +106,29 @@ export class NamespaceIndexes {
     return vectors;
   }
 
-  /** Vectors not yet in a graph, over the namespaces loaded. */
-  pendingVectors(): number {
-    let pending = 0;
+  /** Documents without a vector yet or whose vector is not in a graph yet, in one namespace or in all. */
+  pendingVectors(nsId?: number): number {
+    if (nsId !== undefined) return (this.vectors.get(nsId)?.pendingCount ?? 0) + this.texts.embedding(nsId);
+    let pending = this.texts.embedding();
     for (const vectors of this.vectors.values()) pending += vectors.pendingCount;
     return pending;
+  }
+
+  /** Marks the namespace's full-text index to be built again at its next use (a shard of it died). */
+  lose(nsId: number): void {
+    this.texts.lose(nsId);
+  }
+
+  /** Documents sent to the shards to be embedded whose vectors have not come back. */
+  embedding(): number {
+    return this.texts.embedding();
+  }
+
+  /** Vectors of documents not written yet, made by the text shards (with the namespace's statistics if it exists). */
+  async embedUnwritten(nsId: number | undefined, fields: string[][]): Promise<Float32Array[]> {
+    const { vectors, seconds } = await this.texts.embedUnwritten(nsId, fields);
+    this.parts.onEmbed?.(seconds, fields.length);
+    return vectors;
   }
 
   /** Writes the changed graphs now (on a timer; the close writes them too). */
@@ -96,17 +137,21 @@ export class NamespaceIndexes {
   }
 
   /**
-   * Brings the indexes up to a commit. The commit stands whatever happens here, so one that fails
-   * to follow is dropped and built again from SQLite at its next use, and the write goes on:
-   * failing it would leave the write stored, and the stale index hiding it until the index reopens.
+   * Brings the indexes up to a commit: `removed` versions leave them, `added` ones enter the
+   * full-text and filter indexes now and the vector graphs with their vectors; with `embed`, the
+   * added ones have none yet and the text shards make them (they reach the graphs when they come
+   * back). Resolves when the shards have indexed the documents. The commit stands whatever happens
+   * here, so an index that fails to follow is dropped and built again from SQLite at its next use,
+   * and the write goes on: failing it would leave the write stored, and the stale index hiding it
+   * until the index reopens.
    */
-  changed(nsId: number, { added, removed }: WriteResult): void {
+  changed(nsId: number, added: CommittedDocument[], removed: number[], embed = false): Promise<void> {
     idleCollection.note(added.length + removed.length);
-    this.follow(
-      'full-text index',
+    this.texts.remove(nsId, removed);
+    const indexing = this.texts.add(
       nsId,
-      () => this.texts.update(nsId, added, removed),
-      () => this.texts.drop(nsId),
+      added.map(({ label, fields }) => ({ label, fields })),
+      embed,
     );
     this.follow(
       'filter matches',
@@ -119,13 +164,43 @@ export class NamespaceIndexes {
         ),
       () => this.filters.forget(nsId),
     );
-    if (added.length === 0 && !this.vectors.has(nsId)) return;
-    this.follow(
-      'vector graphs',
-      nsId,
-      () => this.vectorsOf(nsId).changed(added, removed),
-      () => this.vectors.get(nsId)?.restart(),
-    );
+    const withVectors = embed ? [] : (added as { label: number; vector: VectorCode }[]);
+    if (withVectors.length > 0 || (removed.length > 0 && this.vectors.has(nsId))) {
+      this.follow(
+        'vector graphs',
+        nsId,
+        () => this.vectorsOf(nsId).changed(withVectors, removed),
+        () => this.vectors.get(nsId)?.restart(),
+      );
+    }
+    return indexing;
+  }
+
+  /** Vectors the shards made for written documents: stored, then handed to the graphs. */
+  private embedded(nsId: number, docs: { label: number; vector: VectorCode }[], seconds: number): void {
+    this.parts.onEmbed?.(seconds, docs.length);
+    let stored: boolean[];
+    try {
+      stored = this.store.addEmbeddings(docs);
+    } catch (error) {
+      // Left without a vector in SQLite, they are embedded again when the namespace is rebuilt.
+      this.texts.lose(nsId);
+      this.settings.logger[forWantOfDescriptors(error) ? 'warn' : 'error'](
+        { err: error, folder: this.folder, nsId, documents: docs.length },
+        'storing document vectors failed; they are made again when the namespace is rebuilt',
+      );
+      return;
+    }
+    const added = docs.filter((_, i) => stored[i]);
+    if (added.length > 0) {
+      this.follow(
+        'vector graphs',
+        nsId,
+        () => this.vectorsOf(nsId).changed(added, []),
+        () => this.vectors.get(nsId)?.restart(),
+      );
+    }
+    if (this.texts.embedding() === 0 && !this.texts.anyLost()) this.store.markAllEmbedded();
   }
 
   /**
@@ -141,7 +216,7 @@ export class NamespaceIndexes {
     this.vectors.delete(nsId);
     const removals = await Promise.allSettled([
       this.texts.forget(nsId),
-      vectors ? vectors.dispose(true) : removeVectorFiles(vectorFile(this.folder, nsId)),
+      vectors ? vectors.dispose(true) : removeFileParts(vectorFile(this.folder, nsId)),
     ]);
     for (const removal of removals) {
       if (removal.status === 'rejected') {
@@ -153,9 +228,13 @@ export class NamespaceIndexes {
     }
   }
 
-  /** Writes every changed graph and full-text snapshot; failures are logged, so this always completes. */
+  /**
+   * Waits for the text shards' work under way (vectors they make still reach the graphs), then
+   * writes every changed graph and full-text snapshot; failures are logged, so this always completes.
+   */
   async close(): Promise<void> {
-    await Promise.all([...[...this.vectors.values()].map((vectors) => vectors.dispose(false)), this.texts.persist()]);
+    await this.texts.settled();
+    await Promise.all([...[...this.vectors.values()].map((vectors) => vectors.dispose(false)), this.texts.close()]);
   }
 
   private follow(what: string, nsId: number, update: () => void, drop: () => void): void {

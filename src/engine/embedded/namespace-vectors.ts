@@ -2,6 +2,7 @@ import type { EngineLogger } from '../providers/provider-types.js';
 import { removeReplacedFile } from './durable-file.js';
 import type { HnswWorker } from './hnsw-worker-client.js';
 import { PendingVectors } from './pending-vectors.js';
+import type { VectorCode } from './vector-codes.js';
 import { bestFirst, type Scored } from './vector-math.js';
 
 /** HNSW build/search parameters. */
@@ -16,7 +17,7 @@ export interface VectorSource {
   /** Labels of the namespace's documents. */
   liveLabels(): number[];
   /** Stored vectors of labels (absent when the label no longer exists). */
-  vectors(labels: number[]): Map<number, Float32Array>;
+  vectors(labels: number[]): Map<number, VectorCode>;
 }
 
 /** Insertion batches handed to the worker and not yet acknowledged, at most. */
@@ -107,7 +108,7 @@ export class NamespaceVectors {
   }
 
   /** After a commit: new versions become pending, removed ones leave the pending set or the graph. */
-  changed(added: { label: number; vector: Float32Array }[], removed: number[]): void {
+  changed(added: { label: number; vector: VectorCode }[], removed: number[]): void {
     const graph = this.graph;
     if (!graph) return; // the reconciliation at load time will see these rows
     const fromGraph: number[] = [];
@@ -227,7 +228,7 @@ export class NamespaceVectors {
         if (!this.unsent.delete(label)) continue; // deleted meanwhile
         this.inFlight.add(label);
         labels[i] = label;
-        vectors.set(this.pending.vector(label)!, i * this.dimensions);
+        this.pending.decodeInto(label, vectors, i * this.dimensions);
         i++;
       }
       this.forget(this.worker.add(graph, labels, vectors));

@@ -1,10 +1,14 @@
+import type { VectorCode } from './vector-codes.js';
 import { type Scored, TopK } from './vector-math.js';
 
-/** Vectors per arena segment: 8 MB at 256 dimensions. */
+/** Vectors per arena segment: 4 MB at 512 dimensions. */
 const SEGMENT_CAPACITY = 8192;
 
 interface Segment {
-  vectors: Float32Array;
+  /** The codes' 8-bit components, vector after vector. */
+  components: Int8Array;
+  /** Each code's scale. */
+  steps: Float32Array;
   labels: Float64Array;
   count: number;
 }
@@ -15,11 +19,11 @@ interface Slot {
 }
 
 /**
- * Vectors committed but not yet in the HNSW graph, searchable exactly. They are copied into
- * contiguous Float32Array segments (adding costs ~0.2 µs; hnswlib's own brute-force index would
- * cost ~19 µs per vector on the write path to copy through N-API) and scanned with an unrolled dot
- * product. Deleting swaps the segment's last vector into the hole, so segments stay dense, and
- * drained segments are released.
+ * Vectors committed but not yet in the HNSW graph, as their 8-bit codes (vector-codes.ts),
+ * searchable exactly. They are copied into contiguous segments (adding is a copy; hnswlib's own
+ * brute-force index would cost far more per vector on the write path to copy through N-API) and
+ * scanned with an unrolled dot product. Deleting swaps the segment's last vector into the hole, so
+ * segments stay dense, and drained segments are released.
  */
 export class PendingVectors {
   private readonly segments: Segment[] = [];
@@ -32,19 +36,22 @@ export class PendingVectors {
     return this.slots.size;
   }
 
-  add(label: number, vector: Float32Array): void {
+  add(label: number, code: VectorCode): void {
     if (this.slots.has(label)) return;
     let segment = this.segments.at(-1);
     if (!segment || segment.count === SEGMENT_CAPACITY) {
       segment = {
-        vectors: new Float32Array(SEGMENT_CAPACITY * this.dimensions),
+        components: new Int8Array(SEGMENT_CAPACITY * this.dimensions),
+        steps: new Float32Array(SEGMENT_CAPACITY),
         labels: new Float64Array(SEGMENT_CAPACITY),
         count: 0,
       };
       this.segments.push(segment);
     }
     const index = segment.count++;
-    segment.vectors.set(vector, index * this.dimensions);
+    const dims = this.dimensions;
+    segment.components.set(new Int8Array(code.buffer, code.byteOffset, dims), index * dims);
+    segment.steps[index] = new DataView(code.buffer, code.byteOffset, code.byteLength).getFloat32(dims, true);
     segment.labels[index] = label;
     this.slots.set(label, { segment, index });
   }
@@ -53,12 +60,15 @@ export class PendingVectors {
     return this.slots.has(label);
   }
 
-  /** A view of the pending vector (valid until the next delete). */
-  vector(label: number): Float32Array | undefined {
+  /** Writes the pending vector (decoded) into `out` at `offset`; returns whether it is pending. */
+  decodeInto(label: number, out: Float32Array, offset: number): boolean {
     const slot = this.slots.get(label);
-    if (!slot) return undefined;
+    if (!slot) return false;
+    const { components, steps } = slot.segment;
     const start = slot.index * this.dimensions;
-    return slot.segment.vectors.subarray(start, start + this.dimensions);
+    const step = steps[slot.index];
+    for (let i = 0; i < this.dimensions; i++) out[offset + i] = components[start + i] * step;
+    return true;
   }
 
   /** Removes the label if pending; returns whether it was. */
@@ -70,7 +80,8 @@ export class PendingVectors {
     const last = --segment.count;
     if (index !== last) {
       const movedLabel = segment.labels[last];
-      segment.vectors.copyWithin(index * this.dimensions, last * this.dimensions, (last + 1) * this.dimensions);
+      segment.components.copyWithin(index * this.dimensions, last * this.dimensions, (last + 1) * this.dimensions);
+      segment.steps[index] = segment.steps[last];
       segment.labels[index] = movedLabel;
       this.slots.get(movedLabel)!.index = index; // mutating keeps the moved label's insertion order
     }
@@ -93,7 +104,7 @@ export class PendingVectors {
   nearest(query: Float32Array, k: number, accept?: (label: number) => boolean): Scored[] {
     const top = new TopK(k);
     const dims = this.dimensions;
-    for (const { vectors, labels, count } of this.segments) {
+    for (const { components, steps, labels, count } of this.segments) {
       for (let row = 0; row < count; row++) {
         if (accept && !accept(labels[row])) continue;
         const offset = row * dims;
@@ -104,13 +115,13 @@ export class PendingVectors {
         let s3 = 0;
         let d = 0;
         for (; d + 3 < dims; d += 4) {
-          s0 += query[d] * vectors[offset + d];
-          s1 += query[d + 1] * vectors[offset + d + 1];
-          s2 += query[d + 2] * vectors[offset + d + 2];
-          s3 += query[d + 3] * vectors[offset + d + 3];
+          s0 += query[d] * components[offset + d];
+          s1 += query[d + 1] * components[offset + d + 1];
+          s2 += query[d + 2] * components[offset + d + 2];
+          s3 += query[d + 3] * components[offset + d + 3];
         }
-        for (; d < dims; d++) s0 += query[d] * vectors[offset + d];
-        top.push(labels[row], s0 + s1 + s2 + s3);
+        for (; d < dims; d++) s0 += query[d] * components[offset + d];
+        top.push(labels[row], (s0 + s1 + s2 + s3) * steps[row]);
       }
     }
     return top.sorted();

@@ -1,28 +1,30 @@
 import type { JsonObject, ReadOptions, SearchHit, SearchOutcome, SearchRequest } from '../contract.js';
-import type { Enricher, Reranker, Vocabulary } from '../providers/provider-types.js';
+import type { Enricher, Reranker } from '../providers/provider-types.js';
 import { analyzeQuery, stemToken } from '../query/analyzer.js';
 import { parseFilter } from '../query/filter-parser.js';
 import { type Candidate, fuse, RERANK_WINDOW, rerankCandidates } from '../query/fusion.js';
 import { validateSearchRequest } from '../query/search-request.js';
-import { flattenText } from '../query/text-tokens.js';
+import { flattenText, tokenize } from '../query/text-tokens.js';
 import { type DocumentRow, rowsByLabels, toOutput } from './document-reads.js';
 import type { DocumentStore } from './document-store.js';
 import { compileFilter, type SqlFragment } from './filter-sql.js';
-import type { FullTextIndex } from './full-text/full-text-index.js';
 import type { SegmentedVectors } from './segmented-vectors.js';
 import { semanticCandidates, similarities, type Turn } from './semantic-candidates.js';
+import { type ShardedText, termStatistics } from './text-shards/sharded-text.js';
 
 /** What a search needs from the index it runs in. */
 export interface SearchContext {
   store: DocumentStore;
   reranker: Reranker;
   enricher: Enricher;
-  /** The normalized query vector, weighted by the namespace's statistics. */
-  embedQuery(nsId: number, query: string): Promise<Float32Array>;
+  /** The namespace's full-text index, once every committed write has been sent to it. */
+  text(nsId: number): Promise<ShardedText>;
+  /** The lexical embedder the text shards embed queries with; undefined: {@link embedQuery} does. */
+  shardEmbedder: string | undefined;
+  /** The normalized query vector from the index's (remote or model) embedder. */
+  embedQuery(query: string): Promise<Float32Array>;
   /** The namespace's vectors, loaded and reconciled. */
   vectors(nsId: number): Promise<SegmentedVectors>;
-  /** The namespace's full-text index, current with every committed write. */
-  text(nsId: number): FullTextIndex;
   /** Labels of the namespace's documents matching a filter (source text + compiled form). */
   filterMatches(nsId: number, source: string, filter: SqlFragment): Set<number>;
   /** Runs a CPU-heavy section of a search in its turn, so writes never queue behind searches. */
@@ -34,14 +36,15 @@ const READ_MARGIN = 8;
 
 /**
  * Hybrid search over the local materialization of an index. Candidates are the union of the
- * top-N nearest vectors (HNSW + pending exact scan) and the top-N full-text matches (BM25 from the
- * in-memory full-text index); both signals are computed for every candidate and fused
- * (query/fusion.ts), then the rows of the best candidates are read once: for the reranker's text
- * and for the output.
+ * top-N nearest vectors (HNSW + pending exact scan) and the top-N full-text matches (BM25 over the
+ * namespace's text shards, scored with statistics summed over all of them); both signals are
+ * computed for every candidate and fused (query/fusion.ts), then the rows of the best candidates
+ * are read once: for the reranker's text and for the output.
  *
- * w = 0 skips the vector side, so only keyword matches are returned. Full-text matches stay
- * candidates even at w = 1: with a lexical embedder they are most of the true nearest
- * neighbours, which makes the vector ranking robust to what the approximate graph misses.
+ * w = 0 does no vector work at all and asks the full-text side only for the results it returns
+ * (and a few more in case some were deleted meanwhile). Full-text matches stay candidates even
+ * at w = 1: with a lexical embedder they are most of the true nearest neighbours, which makes the
+ * vector ranking robust to what the approximate graph misses.
  */
 export async function search(
   context: SearchContext,
@@ -52,48 +55,53 @@ export async function search(
   const filterText = request.filter?.trim() ?? '';
   // Parsed as sent, so its limits (length included) are those a delete's filter meets.
   const filter = filterText ? compileFilter(parseFilter(request.filter as string), 'd') : undefined;
-  const { store } = context;
+  const { store, turn } = context;
   const nsId = store.namespaceId(namespace);
   if (nsId === undefined || store.documentCount(nsId) === 0) return { hits: [], rerankedDocuments: 0 };
-  const text = context.text(nsId);
+  const text = await context.text(nsId);
 
   let query = request.query;
   if (request.inputEnrichment) {
-    const expanded = await context.enricher.expand(query, vocabularyOf(text));
+    const words = tokenize(query);
+    const expanded = await context.enricher.expand(query, await text.vocabulary(words, words.map(stemToken)));
     query = request.keepOriginalQuery ? `${query} ${expanded}` : expanded || query;
   }
   const weight = request.semanticWeight;
-  const depth = Math.max(2 * request.topK, RERANK_WINDOW);
-  const queryVector = weight > 0 ? await context.embedQuery(nsId, query) : undefined;
+  const depth =
+    weight === 0 && !request.reranking ? request.topK + READ_MARGIN : Math.max(2 * request.topK, RERANK_WINDOW);
+  const analyzed = analyzeQuery(query);
+  const { shardEmbedder } = context;
+  const statistics = await text.statistics(
+    analyzed.terms,
+    weight > 0 && shardEmbedder ? { text: query, embedder: shardEmbedder } : undefined,
+  );
+  const queryVector = weight > 0 ? (statistics.vector ?? (await context.embedQuery(query))) : undefined;
   const vectors = weight > 0 ? await context.vectors(nsId) : undefined;
 
-  // Labels are never reused, so the filter matches stay valid across the graph search's await.
-  const { turn } = context;
+  // Labels are never reused, so the filter matches stay valid across the awaits below.
   const matches = filter ? await turn(() => context.filterMatches(nsId, filterText, filter)) : undefined;
   const semanticPart = vectors
     ? semanticCandidates(store, vectors, queryVector!, depth, matches, store.documentCount(nsId), turn)
     : Promise.resolve([]);
-  // The full-text side runs here while the worker threads search the vector graphs (the graph
-  // request is on its way once semanticCandidates has started).
-  const textPart = turn(() => {
-    const analyzed = analyzeQuery(query);
-    return { analyzed, textTop: text.search(analyzed, depth, matches) };
-  });
-  const [semanticMatches, { analyzed, textTop }] = await Promise.all([semanticPart, textPart]);
+  // The text shards search while the vector workers search the graphs.
+  const textPart = text.search(analyzed, depth, matches, statistics);
+  const [semanticMatches, textTop] = await Promise.all([semanticPart, textPart]);
+  const semantic = new Map(semanticMatches.map((m) => [m.label, m.score]));
+  const textScores = new Map(textTop.map((m) => [m.label, m.score]));
+  if (weight > 0 && weight < 1) {
+    const unscored = [...semantic.keys()].filter((label) => !textScores.has(label));
+    if (unscored.length > 0) {
+      for (const [label, score] of await text.scores(analyzed, unscored, statistics)) textScores.set(label, score);
+    }
+  }
   const wanted = request.reranking ? Math.max(request.topK, RERANK_WINDOW) : request.topK;
   const { window, rows } = await turn(() => {
-    // The graph may still hold versions deleted or replaced since; the full-text index is current,
-    // and a document the full-text side found that was deleted since is skipped when rows are read.
-    const semantic = new Map(semanticMatches.filter((m) => text.has(m.label)).map((m) => [m.label, m.score]));
-    const textScores = new Map(textTop.map((m) => [m.label, m.score]));
-    if (weight < 1) {
-      const unscored = [...semantic.keys()].filter((label) => !textScores.has(label));
-      for (const [label, score] of text.scores(analyzed, unscored)) textScores.set(label, score);
-    }
     if (queryVector) {
       const unscored = textTop.filter((m) => !semantic.has(m.label)).map((m) => m.label);
       for (const [label, score] of similarities(store, queryVector, unscored)) semantic.set(label, score);
     }
+    // The graph may still hold versions deleted or replaced since: their rows are gone, and
+    // readLive skips them, as it skips a full-text match deleted after the search began.
     const labels = new Set([...semantic.keys(), ...textTop.map((m) => m.label)]);
     const ranked = fuse(labels, { semantic, text: textScores, bestText: textTop[0]?.score ?? 0 }, weight);
     return readLive(store, ranked, wanted, {
@@ -113,7 +121,7 @@ export async function search(
           const row = rows.get(label)!;
           return { id: row.id, text: flattenText(JSON.parse(row.content!) as JsonObject) };
         },
-        text,
+        termStatistics(statistics),
       );
     // A reranker on this thread is CPU work like the rest; a remote one is I/O, which needs no turn.
     top = await (context.reranker.local ? turn(rerank) : rerank());
@@ -122,14 +130,6 @@ export async function search(
     .slice(0, request.topK)
     .map((c) => ({ ...toOutput(rows.get(c.label)!, request), score: c.score }));
   return { hits, rerankedDocuments: request.reranking ? window.length : 0 };
-}
-
-/** The namespace's words as the enricher sees them: known terms and spelling candidates. */
-function vocabularyOf(text: FullTextIndex): Vocabulary {
-  return {
-    has: (word) => text.knows(stemToken(word)),
-    candidates: (word, maxDistance) => text.spellingCandidates(word, maxDistance),
-  };
 }
 
 /**

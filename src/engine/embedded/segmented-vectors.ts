@@ -1,8 +1,8 @@
-import { readdir, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
 import type { EngineLogger } from '../providers/provider-types.js';
 import type { HnswWorker } from './hnsw-worker-client.js';
+import { partFile, removeFileParts } from './index-files.js';
 import { type HnswSettings, NamespaceVectors, TIE_MARGIN, type VectorSource } from './namespace-vectors.js';
+import type { VectorCode } from './vector-codes.js';
 import { bestFirst, type Scored } from './vector-math.js';
 
 /**
@@ -29,7 +29,7 @@ export class SegmentedVectors {
     this.segments = workers.map(
       (worker, i) =>
         new NamespaceVectors(
-          segmentFile(file, i, count),
+          partFile(file, i, count),
           dimensions,
           settings,
           source(i, count),
@@ -56,13 +56,13 @@ export class SegmentedVectors {
     if (failed) throw failed.reason;
   }
 
-  changed(added: { label: number; vector: Float32Array }[], removed: number[]): void {
+  changed(added: { label: number; vector: VectorCode }[], removed: number[]): void {
     const count = this.segments.length;
     if (count === 1) {
       this.segments[0].changed(added, removed);
       return;
     }
-    const addedBy = this.segments.map((): { label: number; vector: Float32Array }[] => []);
+    const addedBy = this.segments.map((): { label: number; vector: VectorCode }[] => []);
     const removedBy = this.segments.map((): number[] => []);
     for (const entry of added) addedBy[entry.label % count].push(entry);
     for (const label of removed) removedBy[label % count].push(label);
@@ -107,28 +107,8 @@ export class SegmentedVectors {
   /** Stops all work; see NamespaceVectors.dispose. With `deleteFiles`, files of any segmentation go. */
   async dispose(deleteFiles: boolean): Promise<void> {
     await Promise.all(this.segments.map((segment) => segment.dispose(deleteFiles)));
-    if (deleteFiles) await removeVectorFiles(this.file);
+    if (deleteFiles) await removeFileParts(this.file);
   }
-}
-
-/** The file of segment `i` of `count` (the one-segment file is the base name itself). */
-export function segmentFile(file: string, i: number, count: number): string {
-  return count === 1 ? file : file.replace(/\.hnsw$/, `.${i}-of-${count}.hnsw`);
-}
-
-/** Removes the namespace's graph files, whatever segmentation wrote them (and their temp files). */
-export async function removeVectorFiles(file: string): Promise<void> {
-  const stem = basename(file).replace(/\.hnsw$/, '');
-  let names: string[];
-  try {
-    names = await readdir(dirname(file));
-  } catch {
-    return;
-  }
-  const mine = new RegExp(`^${stem.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(\\.\\d+-of-\\d+)?\\.hnsw(\\.tmp)?$`);
-  await Promise.all(
-    names.filter((name) => mine.test(name)).map((name) => rm(join(dirname(file), name), { force: true })),
-  );
 }
 
 function split(labels: Set<number>, count: number): Set<number>[] {

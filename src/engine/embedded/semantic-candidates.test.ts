@@ -4,7 +4,8 @@ import { tempDir } from '../test-fixtures.js';
 import { DocumentStore } from './document-store.js';
 import type { NamespaceVectors } from './namespace-vectors.js';
 import { EXACT_FILTER_LIMIT, semanticCandidates } from './semantic-candidates.js';
-import { dot, normalize } from './vector-math.js';
+import { codeDot, encodeVector } from './vector-codes.js';
+import { normalize } from './vector-math.js';
 
 const COUNT = EXACT_FILTER_LIMIT + 500;
 
@@ -34,7 +35,7 @@ describe('semanticCandidates with filters', () => {
   const query = normalize(Float32Array.from({ length: 8 }, (_, d) => d - 3));
   const exactTop = (labels: number[], k: number) =>
     labels
-      .map((label) => ({ label, score: dot(query, vectors[label - 1]) }))
+      .map((label) => ({ label, score: codeDot(query, encodeVector(vectors[label - 1])) }))
       .sort((a, b) => b.score - a.score)
       .slice(0, k)
       .map((hit) => hit.label);

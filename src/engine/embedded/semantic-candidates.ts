@@ -1,8 +1,8 @@
-import { vectorsByLabels } from './document-reads.js';
 import type { DocumentStore } from './document-store.js';
 import { TIE_MARGIN } from './namespace-vectors.js';
 import type { SegmentedVectors } from './segmented-vectors.js';
-import { bestFirst, dot, type Scored, TopK } from './vector-math.js';
+import { codeDot } from './vector-codes.js';
+import { bestFirst, type Scored, TopK } from './vector-math.js';
 
 /**
  * Below this many filter matches, exact scoring of the matches is cheaper (and always complete)
@@ -96,7 +96,7 @@ async function approximateCandidates(
 /** Exact cosine of the stored vectors of `labels` (labels that no longer exist are skipped). */
 export function similarities(store: DocumentStore, query: Float32Array, labels: number[]): Map<number, number> {
   const result = new Map<number, number>();
-  for (const [label, vector] of vectorsByLabels(store, labels)) result.set(label, dot(query, vector));
+  for (const [label, code] of store.vectorCodes(labels)) result.set(label, codeDot(query, code));
   return result;
 }
 

@@ -1,6 +1,7 @@
 import { afterEach, expect, it, vi } from 'vitest';
 import type { HnswWorker } from './hnsw-worker-client.js';
 import { NamespaceVectors } from './namespace-vectors.js';
+import { encodeVector } from './vector-codes.js';
 
 /**
  * NamespaceVectors.restart (a graph that failed to follow a commit) against a scripted worker, so
@@ -58,7 +59,10 @@ function namespaceVectors(worker: HnswWorker, live: number[]) {
     '/nonexistent/vectors.hnsw',
     2,
     { m: 8, efConstruction: 16, efSearch: 16 },
-    { liveLabels: () => live, vectors: (labels) => new Map(labels.map((label) => [label, new Float32Array([1, 0])])) },
+    {
+      liveLabels: () => live,
+      vectors: (labels) => new Map(labels.map((label) => [label, encodeVector(new Float32Array([1, 0]))])),
+    },
     { info() {}, warn() {}, error() {} },
     worker,
     64,

@@ -11,12 +11,15 @@ describe('full-text snapshots', () => {
     try {
       const index = await engine.open('small');
       await index.upsert('gone', [{ id: 'a', content: { text: 'alpha' } }], NO_LIMIT);
-      const file = path.join(temp.dir, 'indexes', 'small', 'fulltext-1.snap');
+      const file = path.join(temp.dir, 'indexes', 'small', 'fulltext-1.1-of-2.snap');
+      const older = path.join(temp.dir, 'indexes', 'small', 'fulltext-1.snap'); // one shard wrote it
       fs.writeFileSync(file, 'a snapshot');
       fs.writeFileSync(`${file}.tmp`, 'half a snapshot');
+      fs.writeFileSync(older, 'a snapshot');
       await index.deleteNamespace('gone');
       expect(fs.existsSync(file)).toBe(false);
       expect(fs.existsSync(`${file}.tmp`)).toBe(false);
+      expect(fs.existsSync(older)).toBe(false);
     } finally {
       await engine.close();
       temp.remove();
@@ -25,7 +28,7 @@ describe('full-text snapshots', () => {
 
   it('reopens from its snapshot reconciled with SQLite, and rebuilds from SQLite without one', async () => {
     const temp = tempDir();
-    const file = path.join(temp.dir, 'indexes', 'big', 'fulltext-1.snap');
+    const files = [0, 1].map((shard) => path.join(temp.dir, 'indexes', 'big', `fulltext-1.${shard}-of-2.snap`));
     const docs = (from: number, to: number) =>
       Array.from({ length: to - from }, (_, i) => ({
         id: `d${from + i}`,
@@ -41,8 +44,7 @@ describe('full-text snapshots', () => {
       await index.upsert('', docs(0, 6000), NO_LIMIT);
       expect(await ids(engine, 'entry 4242')).toContain('d4242'); // builds the full-text index
       await engine.close();
-      expect(fs.existsSync(file)).toBe(true);
-      const stale = fs.readFileSync(file);
+      const stale = files.map((file) => fs.readFileSync(file));
 
       // Changes after that snapshot: the reopened index must see them all.
       engine = testEngine(temp.dir);
@@ -51,7 +53,10 @@ describe('full-text snapshots', () => {
       await index.delete('', { ids: ['d4242'] });
       const expected = await ids(engine, 'entry 6050 4242');
       await engine.close();
-      fs.writeFileSync(file, stale); // as if the last close had not written it (a crash)
+      // As if the last close had not written them (a crash).
+      files.forEach((file, shard) => {
+        fs.writeFileSync(file, stale[shard]);
+      });
 
       engine = testEngine(temp.dir);
       expect(await ids(engine, 'entry 6050 4242')).toEqual(expected);
@@ -59,7 +64,7 @@ describe('full-text snapshots', () => {
       expect(expected).not.toContain('d4242');
       await engine.close();
 
-      fs.writeFileSync(file, 'not a snapshot');
+      for (const file of files) fs.writeFileSync(file, 'not a snapshot');
       engine = testEngine(temp.dir);
       expect(await ids(engine, 'entry 6050 4242')).toEqual(expected);
       await engine.close();

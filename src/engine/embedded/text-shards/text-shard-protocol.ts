@@ -1,0 +1,62 @@
+import type { AnalyzedQuery } from '../../query/analyzer.js';
+
+/** Edits a spelling candidate may be away from a query word (what the builtin enricher looks for). */
+export const SPELLING_DISTANCE = 2;
+
+/** A shard's counts for a query's terms (`dfs` aligned with the terms asked for). */
+export interface ShardStatistics {
+  documents: number;
+  totalLength: number;
+  dfs: number[];
+  /** The query's vector, when shard 0 was asked to embed it (normalized). */
+  vector?: Float32Array;
+}
+
+/** Vectors a shard made: back to back in one array (so they travel without copying), and the time it took. */
+export interface EmbeddedVectors {
+  vectors: Float32Array;
+  seconds: number;
+}
+
+/** The codes (vector-codes.ts) of vectors a shard made, back to back, and the time it took. */
+export interface EmbeddedCodes {
+  codes: Uint8Array;
+  seconds: number;
+}
+
+/** Statistics over every shard, with the terms they are for: what a search scores with. */
+export interface SummedStatistics {
+  terms: string[];
+  documents: number;
+  totalLength: number;
+  dfs: number[];
+}
+
+/** The requests a text shard worker answers (see text-shard.worker.ts). */
+export type ShardRequest =
+  /** Opens the shard (from its snapshot file when usable); answers `{ labels: Float64Array }`. */
+  | { type: 'open'; key: string; file?: string }
+  /** Indexes documents; with `embedder`, answers {@link EmbeddedCodes}. */
+  | { type: 'add'; key: string; labels: Float64Array; fields: string[][]; embedder?: string }
+  /** Removes document versions; answers how many it held. */
+  | { type: 'remove'; key: string; labels: Float64Array }
+  | { type: 'statistics'; key: string; terms: string[]; embedQuery?: { text: string; embedder: string } }
+  /** Answers `{ labels, scores }` (Float64Arrays, best first). */
+  | {
+      type: 'search';
+      key: string;
+      query: AnalyzedQuery;
+      k: number;
+      filter?: Float64Array;
+      statistics: SummedStatistics;
+    }
+  | { type: 'scores'; key: string; query: AnalyzedQuery; labels: number[]; statistics: SummedStatistics }
+  /** Answers, per word, whether its term is known and, when not, its spelling candidates. */
+  | { type: 'vocabulary'; key: string; terms: string[]; words: string[] }
+  /** {@link EmbeddedVectors} of documents not written yet, with the shard's statistics (PostgreSQL mode's writes). */
+  | { type: 'embed'; key?: string; fields: string[][]; embedder: string }
+  /** Writes the snapshot file when the shard is worth one; answers whether it wrote. */
+  | { type: 'snapshot'; key: string; file: string }
+  /** Drops the shard, writing its snapshot first when `file` is given. */
+  | { type: 'close'; key: string; file?: string }
+  | { type: 'crash' };

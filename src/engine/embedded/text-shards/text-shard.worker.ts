@@ -1,0 +1,229 @@
+/**
+ * A text shard worker thread (started through text-shard-entry.js). It holds one shard of the
+ * full-text index of every open namespace it was asked to serve, keyed by the main thread's
+ * `key`, and does the per-document work of indexing there: analysis, full-text insertion and, for
+ * the builtin lexical embedder, the document vectors (weighted by the shard's statistics). Searches
+ * ask it for its statistics of the query's terms and then, with the statistics summed over every
+ * shard, for its best documents: BM25 over the union, exactly as one index would score it.
+ *
+ * Messages are handled in order, one at a time: a search sent after a write sees it. Protocol:
+ * see text-shard-client.ts. Every request gets one reply `{ id, result }` or `{ id, error }`.
+ */
+import { parentPort } from 'node:worker_threads';
+import type { Embedder, TermStatistics } from '../../providers/provider-types.js';
+import { type AnalyzedDocument, analyzeFields } from '../../query/analyzer.js';
+import { type CollectionStatistics, FullTextIndex } from '../full-text/full-text-index.js';
+import { readFullTextSnapshot, writeFullTextSnapshot } from '../full-text/full-text-snapshot.js';
+import { encodeVector } from '../vector-codes.js';
+import { normalize } from '../vector-math.js';
+import { errorReply } from '../worker-client.js';
+import { lexicalEmbedder } from './lexical-embedders.js';
+import { type ShardRequest, type ShardStatistics, SPELLING_DISTANCE } from './text-shard-protocol.js';
+
+/** Shards smaller than this get no snapshot file: rebuilding them from SQLite takes well under a second. */
+const SNAPSHOT_MIN_DOCUMENTS = 2500;
+
+const texts = new Map<string, FullTextIndex>();
+const embedders = new Map<string, Embedder>();
+
+const port = parentPort;
+if (!port) throw new Error('text-shard.worker must run in a worker thread');
+
+port.on('message', (message: ShardRequest & { id: number }) => {
+  if (message.type === 'crash') throw new Error('crash requested'); // tests: an uncaught worker error
+  handle(message).then(
+    ({ result, transfer }) => port.postMessage({ id: message.id, result }, transfer ?? []),
+    (error) => port.postMessage(errorReply(message.id, error)),
+  );
+});
+
+type Handled = { result: unknown; transfer?: ArrayBuffer[] };
+
+async function handle(message: ShardRequest): Promise<Handled> {
+  switch (message.type) {
+    case 'open':
+      return open(message.key, message.file);
+    case 'add':
+      return add(message.key, message.labels, message.fields, message.embedder);
+    case 'remove': {
+      const text = textOf(message.key);
+      let removed = 0;
+      for (const label of message.labels) if (text.remove(label)) removed++;
+      return { result: removed };
+    }
+    case 'statistics':
+      return statistics(message.key, message.terms, message.embedQuery);
+    case 'search': {
+      const text = textOf(message.key);
+      const filter = message.filter ? new Set(message.filter) : undefined;
+      const hits = text.search(message.query, message.k, filter, collection(message.statistics));
+      return scored(hits);
+    }
+    case 'scores': {
+      const scores = textOf(message.key).scores(message.query, message.labels, collection(message.statistics));
+      return scored([...scores].map(([label, score]) => ({ label, score })));
+    }
+    case 'vocabulary': {
+      const text = textOf(message.key);
+      const known = message.terms.map((term) => text.knows(term));
+      const candidates = message.words.map((word, i) =>
+        known[i] ? [] : text.spellingCandidates(word, SPELLING_DISTANCE),
+      );
+      return { result: { known, candidates } };
+    }
+    case 'embed':
+      return embed(message.key, message.fields, message.embedder);
+    case 'snapshot':
+      return { result: await snapshot(message.key, message.file) };
+    case 'close': {
+      const written = message.file ? await snapshot(message.key, message.file) : false;
+      texts.delete(message.key);
+      return { result: written };
+    }
+    default:
+      throw new Error(`unknown request ${(message as { type: string }).type}`);
+  }
+}
+
+function textOf(key: string): FullTextIndex {
+  const text = texts.get(key);
+  if (!text) throw new Error(`text shard ${key} is not open`);
+  return text;
+}
+
+/** Opens the shard from its snapshot file when there is a usable one; answers the labels it holds. */
+function open(key: string, file: string | undefined): Handled {
+  let text = texts.get(key);
+  if (!text) {
+    const state = file ? readFullTextSnapshot(file) : undefined;
+    text = state ? FullTextIndex.fromState(state) : new FullTextIndex();
+    texts.set(key, text);
+  }
+  const labels = Float64Array.from(text.labelSet());
+  return { result: { labels }, transfer: [labels.buffer] };
+}
+
+/**
+ * Indexes documents (a label already held is skipped: a replayed write) and, with `embedder`, answers
+ * their vectors, made with the shard's statistics, which count the documents just added.
+ */
+function add(key: string, labels: Float64Array, fields: string[][], embedderName: string | undefined): Handled {
+  const text = textOf(key);
+  const analyses = fields.map((docFields) => analyzeFields(docFields));
+  for (let i = 0; i < labels.length; i++) text.add(labels[i], analyses[i]);
+  if (!embedderName) return { result: null };
+  const embedder = embedderNamed(embedderName);
+  const started = performance.now();
+  const vectors = embedder.embedTerms!(analyses, text);
+  const size = embedder.dimensions! + 4;
+  const codes = new Uint8Array(vectors.length * size);
+  vectors.forEach((vector, i) => {
+    if (vector.length + 4 !== size) throw new Error(`embedder produced ${vector.length} dimensions`);
+    codes.set(encodeVector(normalize(vector)), i * size);
+  });
+  return { result: { codes, seconds: (performance.now() - started) / 1000 }, transfer: [codes.buffer] };
+}
+
+/** Vectors of documents that are not written yet, with the shard's statistics (when it is open). */
+function embed(key: string | undefined, fields: string[][], embedderName: string): Handled {
+  const embedder = embedderNamed(embedderName);
+  const analyses = fields.map((docFields) => analyzeFields(docFields));
+  const text = key === undefined ? undefined : texts.get(key);
+  const started = performance.now();
+  const vectors = packVectors(embedder.embedTerms!(analyses, withBatch(text, analyses)), embedder.dimensions!);
+  return {
+    result: { vectors, seconds: (performance.now() - started) / 1000 },
+    transfer: [vectors.buffer as ArrayBuffer],
+  };
+}
+
+/** This shard's counts for the query's terms; shard 0 also embeds the query when asked. */
+async function statistics(
+  key: string,
+  terms: string[],
+  embedQuery: { text: string; embedder: string } | undefined,
+): Promise<Handled> {
+  const text = textOf(key);
+  const counts = text.termStatistics(terms);
+  const result: ShardStatistics = {
+    documents: counts.documents,
+    totalLength: counts.totalLength,
+    dfs: counts.dfs,
+  };
+  if (!embedQuery) return { result };
+  const [vector] = await embedderNamed(embedQuery.embedder).embed([embedQuery.text], text);
+  result.vector = normalize(vector);
+  return { result, transfer: [result.vector.buffer as ArrayBuffer] };
+}
+
+async function snapshot(key: string, file: string): Promise<boolean> {
+  const text = textOf(key);
+  if (text.size < SNAPSHOT_MIN_DOCUMENTS) return false;
+  await writeFullTextSnapshot(file, text.toState());
+  return true;
+}
+
+function embedderNamed(name: string): Embedder {
+  let embedder = embedders.get(name);
+  if (!embedder) {
+    embedder = lexicalEmbedder(name);
+    if (!embedder?.embedTerms || embedder.dimensions === undefined) {
+      throw new Error(`embedder '${name}' does not run in text shards`);
+    }
+    embedders.set(name, embedder);
+  }
+  return embedder;
+}
+
+/** Statistics summed over the shards, as the main thread sends them. */
+function collection(statistics: ShardStatistics & { terms: string[] }): CollectionStatistics {
+  const dfs = new Map(statistics.terms.map((term, i) => [term, statistics.dfs[i]]));
+  return {
+    documents: statistics.documents,
+    totalLength: statistics.totalLength,
+    documentFrequency: (term) => dfs.get(term) ?? 0,
+  };
+}
+
+/** Normalized vectors back to back in one array, so that they travel without copying. */
+function packVectors(vectors: Float32Array[], dimensions: number): Float32Array {
+  const packed = new Float32Array(vectors.length * dimensions);
+  vectors.forEach((vector, i) => {
+    if (vector.length !== dimensions) throw new Error(`embedder produced ${vector.length} dimensions`);
+    packed.set(normalize(vector), i * dimensions);
+  });
+  return packed;
+}
+
+function scored(hits: { label: number; score: number }[]): Handled {
+  const labels = Float64Array.from(hits, (hit) => hit.label);
+  const scores = Float64Array.from(hits, (hit) => hit.score);
+  return { result: { labels, scores }, transfer: [labels.buffer, scores.buffer] };
+}
+
+/**
+ * A batch weighs in the statistics only while the shard is small; past this many times the batch's
+ * size, its share of the counts is too small to change any weight that matters.
+ */
+const BATCH_SHARE_LIMIT = 20;
+
+/**
+ * Statistics of the shard with a batch of documents that is not in it (yet) added, so that the
+ * first documents of a namespace are weighted by something better than nothing.
+ */
+function withBatch(base: FullTextIndex | undefined, docs: readonly AnalyzedDocument[]): TermStatistics {
+  if (base && base.documentCount >= BATCH_SHARE_LIMIT * docs.length) return base;
+  const df = new Map<string, number>();
+  const trigrams = new Map<string, number>();
+  for (const doc of docs) {
+    for (const term of doc.terms) {
+      df.set(term.text, (df.get(term.text) ?? 0) + 1);
+      for (const trigram of term.trigrams) trigrams.set(trigram, (trigrams.get(trigram) ?? 0) + 1);
+    }
+  }
+  return {
+    documentCount: (base?.documentCount ?? 0) + docs.length,
+    documentFrequency: (term) => (base?.documentFrequency(term) ?? 0) + (df.get(term) ?? 0),
+    trigramFrequency: (trigram) => (base?.trigramFrequency(trigram) ?? 0) + (trigrams.get(trigram) ?? 0),
+  };
+}

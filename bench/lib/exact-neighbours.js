@@ -1,12 +1,15 @@
 // Exact nearest neighbours (cosine) of the vectors the server stored, the reference the ANN
-// path's recall@10 is measured against. The builtin embedder weights features by the namespace's
-// statistics when a document is written, so stored vectors cannot be recomputed from the text
+// path's recall@10 is measured against. The builtin embedder weights features by the statistics
+// of the text shard that embeds a document, so stored vectors cannot be recomputed from the text
 // alone: they are read from the index's SQLite file, and each query is embedded the way the
-// server embeds it (same embedder, statistics of the same documents).
+// server embeds it (same embedder, statistics of text shard 0: the documents whose label is a
+// multiple of the shard count, the server's default).
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { loadConfig } from '../../dist/config.js';
 import { FullTextIndex } from '../../dist/engine/embedded/full-text/full-text-index.js';
+import { defaultTextShards } from '../../dist/engine/embedded/text-shards/text-shards.js';
+import { decodeVector, storedCode } from '../../dist/engine/embedded/vector-codes.js';
 import { createEmbedder } from '../../dist/engine/index.js';
 import { analyzeFields } from '../../dist/engine/query/analyzer.js';
 import { textFields } from '../../dist/engine/query/text-tokens.js';
@@ -29,24 +32,28 @@ function normalizeInto(target, offset, vector) {
  */
 export async function exactNeighbours(dataDir, indexId, namespace, queries, k = 10) {
   const db = new Database(path.join(dataDir, 'indexes', indexId, 'index.sqlite'), { readonly: true });
+  const dims = Number(db.prepare("SELECT value FROM meta WHERE key = 'dimensions'").pluck(true).get());
+  const count = db
+    .prepare('SELECT count(*) FROM documents d JOIN namespaces n ON n.id = d.ns WHERE n.name = ?')
+    .pluck(true)
+    .get(namespace);
+  const statistics = new FullTextIndex();
+  const shards = defaultTextShards();
+  const ids = [];
+  // The stored vectors as the server scores them: decoded codes, not normalized again.
+  const matrix = new Float32Array(count * dims);
   const rows = db
     .prepare(
       `SELECT d.label, d.id, json(d.content) AS content, e.vector FROM documents d
        JOIN embeddings e ON e.label = d.label JOIN namespaces n ON n.id = d.ns WHERE n.name = ? ORDER BY d.label`,
     )
-    .all(namespace);
+    .iterate(namespace);
+  for (const row of rows) {
+    if (row.label % shards === 0) statistics.add(row.label, analyzeFields(textFields(JSON.parse(row.content))));
+    matrix.set(decodeVector(storedCode(row.vector, dims)), ids.length * dims);
+    ids.push(row.id);
+  }
   db.close();
-  const statistics = new FullTextIndex();
-  for (const row of rows) statistics.add(row.label, analyzeFields(textFields(JSON.parse(row.content))));
-  const dims = rows[0].vector.length / 4;
-  const matrix = new Float32Array(rows.length * dims);
-  rows.forEach((row, i) => {
-    normalizeInto(
-      matrix,
-      i * dims,
-      new Float32Array(row.vector.buffer.slice(row.vector.byteOffset, row.vector.byteOffset + row.vector.length)),
-    );
-  });
   const embedder = builtinEmbedder();
   const query = new Float32Array(dims);
   const out = [];
@@ -54,7 +61,7 @@ export async function exactNeighbours(dataDir, indexId, namespace, queries, k = 
     const [vector] = await embedder.embed([text], statistics);
     normalizeInto(query, 0, vector);
     const best = []; // [score, index] ascending by score, at most k
-    for (let d = 0, offset = 0; d < rows.length; d++, offset += dims) {
+    for (let d = 0, offset = 0; d < ids.length; d++, offset += dims) {
       let dot = 0;
       for (let i = 0; i < dims; i++) dot += query[i] * matrix[offset + i];
       if (best.length < k || dot > best[0][0]) {
@@ -64,7 +71,7 @@ export async function exactNeighbours(dataDir, indexId, namespace, queries, k = 
         best.splice(at, 0, [dot, d]);
       }
     }
-    out.push(new Set(best.map(([, d]) => rows[d].id)));
+    out.push(new Set(best.map(([, d]) => ids[d])));
   }
   return out;
 }

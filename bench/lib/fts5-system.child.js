@@ -8,13 +8,12 @@ import Database from 'better-sqlite3';
 import { dirSize, ingestRates, latencySummary, settledRss, timeEach } from './bench-stats.js';
 import { childMain } from './child-runner.js';
 import { orQuery, SEARCH_SQL } from './fts5-sql.js';
-import { childCorpus, combinedText } from './scifact-corpus.js';
+import { batches, childCorpus, combinedText } from './scifact-corpus.js';
 
 childMain('fts5', async (options, { progress }) => {
   const { workDir, batch, clients, qpsSeconds, warmup } = options;
   const corpus = await childCorpus(options);
-  const { documents, queries } = corpus;
-  const total = documents.length;
+  const { queries, total } = corpus;
   const dir = mkdtempSync(path.join(workDir, 'fts5-'));
   const file = path.join(dir, 'fts5.sqlite');
   const db = new Database(file);
@@ -26,7 +25,7 @@ childMain('fts5', async (options, { progress }) => {
     for (const doc of slice) insert.run(doc.id, combinedText(doc));
   });
   const start = performance.now();
-  for (let i = 0; i < documents.length; i += batch) insertBatch(documents.slice(i, i + batch));
+  for (const slice of batches(corpus.documents(), batch)) insertBatch(slice);
   const ackSeconds = (performance.now() - start) / 1000;
   // The benchmark's own copy of the corpus is not the system's memory.
   corpus.release();
@@ -44,20 +43,20 @@ childMain('fts5', async (options, { progress }) => {
   );
   latency.avgHits = hits / matches.length;
   progress(`p50 ${latency.p50.toFixed(2)} ms, p95 ${latency.p95.toFixed(2)} ms, ${latency.avgHits} hits/query`);
-  const qps = await workerThroughput(file, matches, clients, qpsSeconds);
-  progress(`${qps.toFixed(1)} QPS with ${clients} worker threads`);
+  const load = await workerThroughput(file, matches, clients, qpsSeconds);
+  progress(`${load.qps.toFixed(1)} QPS with ${clients} worker threads, p50 ${load.p50.toFixed(2)} ms`);
   db.close();
   const disk = dirSize(dir);
   rmSync(dir, { recursive: true, force: true });
   return {
     ingest: ingestRates(total, ackSeconds),
-    modes: { fullText: { ...latency, qps } },
+    modes: { fullText: { ...latency, qps: load.qps, concurrent: { p50: load.p50, p95: load.p95 } } },
     rss,
     disk,
   };
 });
 
-/** Queries per second of `clients` worker threads, each with its own read connection. */
+/** `{ qps, p50, p95 }` of `clients` worker threads, each with its own read connection. */
 async function workerThroughput(file, matches, clients, seconds) {
   const workerFile = new URL('./fts5-reader.worker.js', import.meta.url);
   const counts = await Promise.all(
@@ -69,11 +68,12 @@ async function workerThroughput(file, matches, clients, seconds) {
       });
     }),
   );
-  let requests = 0;
   let elapsed = 0;
+  const times = [];
   for (const count of counts) {
-    requests += count.requests;
+    times.push(...count.times);
     elapsed = Math.max(elapsed, count.seconds);
   }
-  return requests / elapsed;
+  const { p50, p95 } = latencySummary(times);
+  return { qps: times.length / elapsed, p50, p95 };
 }

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { dirSize, ingestRates, latencySummary, settledRss, throughput, timeEach } from './bench-stats.js';
 import { childMain } from './child-runner.js';
-import { childCorpus, combinedText } from './scifact-corpus.js';
+import { batches, childCorpus, combinedText } from './scifact-corpus.js';
 
 // Lance sizes its CPU pool at cores − 2 (at least 1); with one thread its FTS index build deadlocks
 // (lancedb issue #3568: a 100k-row build here never finished). Same number of threads as cores,
@@ -22,22 +22,17 @@ const words = (text) => [...new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) 
 childMain('lancedb', async (options, { progress }) => {
   const { workDir, batch, inFlight, clients, qpsSeconds, warmup } = options;
   const corpus = await childCorpus(options);
-  const { documents, queries } = corpus;
-  const total = documents.length;
+  const { queries, total } = corpus;
   const dir = mkdtempSync(path.join(workDir, 'lancedb-'));
   const db = await lancedb.connect(dir);
   const rows = (slice) => slice.map((doc) => ({ id: doc.id, text: combinedText(doc) }));
 
+  const slices = batches(corpus.documents(), batch);
   const start = performance.now();
-  const table = await db.createTable('docs', rows(documents.slice(0, batch)));
-  let next = batch;
+  const table = await db.createTable('docs', rows(slices.next().value));
   await Promise.all(
     Array.from({ length: inFlight }, async () => {
-      while (next < documents.length) {
-        const slice = documents.slice(next, next + batch);
-        next += slice.length;
-        await table.add(rows(slice));
-      }
+      for (let slice = slices.next(); !slice.done; slice = slices.next()) await table.add(rows(slice.value));
     }),
   );
   const ackSeconds = (performance.now() - start) / 1000;
@@ -66,14 +61,14 @@ childMain('lancedb', async (options, { progress }) => {
   latency.avgHits = hits / texts.length;
   progress(`p50 ${latency.p50.toFixed(2)} ms, p95 ${latency.p95.toFixed(2)} ms, ${latency.avgHits} hits/query`);
   const load = await throughput(texts, search, { clients, seconds: qpsSeconds });
-  progress(`${load.qps.toFixed(1)} QPS with ${clients} concurrent queries`);
+  progress(`${load.qps.toFixed(1)} QPS with ${clients} concurrent queries, p50 ${load.p50.toFixed(2)} ms`);
   table.close();
   db.close();
   const disk = dirSize(dir);
   rmSync(dir, { recursive: true, force: true });
   return {
     ingest: ingestRates(total, ackSeconds, indexedSeconds),
-    modes: { fullText: { ...latency, qps: load.qps } },
+    modes: { fullText: { ...latency, qps: load.qps, concurrent: { p50: load.p50, p95: load.p95 } } },
     rss,
     disk,
   };

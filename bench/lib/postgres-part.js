@@ -1,10 +1,10 @@
-// Part "postgres" (issue #7): two server processes with their own data dirs on one PostgreSQL
+// Part "postgres": two server processes with their own data dirs on one PostgreSQL
 // schema (created here, dropped at the end). The corpus is upserted through node A; node B serves
 // the searches; then a fresh node C (empty data dir) is timed until it answers a search exactly as
 // B does ("ready") and until its vectors are indexed.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { sleep } from './bench-stats.js';
+import { rssOf, sleep } from './bench-stats.js';
 import { jsonClient } from './http-json.js';
 import { createIndex, dataUrlOn, SEARCH_MODES, startSearchplane } from './searchplane-node.js';
 import { ingest, searchThroughput, timeSearches, waitIndexed } from './searchplane-ops.js';
@@ -22,14 +22,19 @@ async function adminQuery(baseUrl, text) {
   }
 }
 
-/** Resolves to `{ ingest, modes: {fullText, default}, ready: {listenSeconds, firstSearchSeconds, indexedSeconds} }`. */
-export async function runPostgresPart({ workDir, databaseUrl, documents, queries, settings, progress }) {
+/**
+ * Runs the part on `total` documents (`documents()` iterates them); resolves to `{ documents,
+ * ingest, modes: {fullText, default}, ready: {listenSeconds, firstSearchSeconds, indexedSeconds,
+ * peakRss} }` (`peakRss`: node C's highest RSS, sampled while it caught up).
+ */
+export async function runPostgresPart({ workDir, databaseUrl, documents, total, queries, settings, progress }) {
   const schema = `bench_${randomBytes(6).toString('hex')}`;
   await adminQuery(databaseUrl, `CREATE SCHEMA ${schema}`);
   const url = new URL(databaseUrl);
   url.searchParams.set('options', `-c search_path=${schema}`);
   const servers = [];
   const clients = [];
+  let sampler;
   const open = (server, index) => {
     const client = jsonClient(dataUrlOn(server, index), index.token);
     clients.push(client);
@@ -42,8 +47,8 @@ export async function runPostgresPart({ workDir, databaseUrl, documents, queries
     servers.push(nodeB);
     const index = await createIndex(nodeA, 'bench');
     const onA = open(nodeA, index);
-    progress(`schema ${schema}; upserting ${documents.length} documents through node A`);
-    const ackSeconds = await ingest(onA, documents, { batch: settings.batch, inFlight: settings.inFlight, progress });
+    progress(`schema ${schema}; upserting ${total} documents through node A`);
+    const ackSeconds = await ingest(onA, documents(), { batch: settings.batch, inFlight: settings.inFlight, progress });
     progress(`acknowledged in ${ackSeconds.toFixed(1)} s; node B catching up`);
     const onB = open(nodeB, index);
     const catchUp = performance.now();
@@ -69,6 +74,10 @@ export async function runPostgresPart({ workDir, databaseUrl, documents, queries
     servers.push(nodeC);
     const listenSeconds = (performance.now() - nodeC.startedAt) / 1000;
     const onC = open(nodeC, index);
+    let peakRss = rssOf(nodeC.pid) ?? 0;
+    sampler = setInterval(() => {
+      peakRss = Math.max(peakRss, rssOf(nodeC.pid) ?? 0);
+    }, 250);
     const ids = (hits) => hits.map((hit) => hit.id).join(',');
     let firstSearchSeconds;
     for (;;) {
@@ -83,16 +92,19 @@ export async function runPostgresPart({ workDir, databaseUrl, documents, queries
       await sleep(100);
     }
     await waitIndexed(onC);
+    clearInterval(sampler);
     const indexedSeconds = (performance.now() - nodeC.startedAt) / 1000;
     progress(
       `fresh node C: listening ${listenSeconds.toFixed(1)} s, correct first search ${firstSearchSeconds.toFixed(1)} s, vectors ${indexedSeconds.toFixed(1)} s`,
     );
     return {
-      ingest: { ackSeconds, ackDocsPerSecond: documents.length / ackSeconds },
+      documents: total,
+      ingest: { ackSeconds, ackDocsPerSecond: total / ackSeconds },
       modes,
-      ready: { listenSeconds, firstSearchSeconds, indexedSeconds },
+      ready: { listenSeconds, firstSearchSeconds, indexedSeconds, peakRss },
     };
   } finally {
+    clearInterval(sampler);
     for (const client of clients) client.close();
     for (const server of servers) await server.stop();
     await adminQuery(databaseUrl, `DROP SCHEMA ${schema} CASCADE`);

@@ -3,27 +3,26 @@
 import { fileURLToPath } from 'node:url';
 import { latencySummary, sleep, timeEach } from './bench-stats.js';
 import { startChild } from './child-runner.js';
+import { batches } from './scifact-corpus.js';
 import { toUpsert } from './searchplane-node.js';
 
 const LOAD_CHILD = fileURLToPath(new URL('./http-load.child.js', import.meta.url));
 
 /**
- * Upserts `documents` in batches of `batch` with `inFlight` requests at a time; resolves to the
- * seconds until the last one was acknowledged.
+ * Upserts `documents` (an iterable) in batches of `batch` with `inFlight` requests at a time;
+ * resolves to the seconds until the last one was acknowledged.
  */
 export async function ingest(client, documents, { batch, inFlight, progress }) {
-  let next = 0;
+  const slices = batches(documents, batch);
   let done = 0;
   let reported = 0;
   const start = performance.now();
   await Promise.all(
     Array.from({ length: inFlight }, async () => {
-      while (next < documents.length) {
-        const slice = documents.slice(next, next + batch);
-        next += slice.length;
-        await client.post('/upsert-data/bench', slice.map(toUpsert));
-        done += slice.length;
-        if (progress && done - reported >= 25_000) {
+      for (let slice = slices.next(); !slice.done; slice = slices.next()) {
+        await client.post('/upsert-data/bench', slice.value.map(toUpsert));
+        done += slice.value.length;
+        if (progress && done - reported >= 50_000) {
           reported = done;
           progress(`${done} acknowledged, ${(done / ((performance.now() - start) / 1000)).toFixed(0)} docs/s`);
         }

@@ -1,5 +1,6 @@
 // Part "searchplane": a real server process, the corpus upserted over HTTP, then search latency
-// (single client), throughput (a separate client process), RSS, disk and vector recall@10.
+// (one client, then several from a separate process), RSS, disk, vector recall@10, and the full-text
+// answers checked against exhaustive BM25.
 import { dirSize, ingestRates, residentParts, rssOf } from './bench-stats.js';
 import { exactNeighbours, recallAtK } from './exact-neighbours.js';
 import { jsonClient } from './http-json.js';
@@ -7,16 +8,20 @@ import { createIndex, SEARCH_MODES, startSearchplane } from './searchplane-node.
 import { ingest, searchThroughput, timeSearches, waitIndexed } from './searchplane-ops.js';
 
 /**
- * Runs the part; resolves to `{ ingest: {ackDocsPerSecond, indexedDocsPerSecond, ...},
- * modes: {fullText, default, vector}: {p50, p95, qps}, rss, resident: {anon, file}, disk, recall }`.
+ * Runs the part on `total` documents (`documents()` iterates them), with a server whose data dir
+ * is `workDir/name`; resolves to
+ * `{ ingest: {ackDocsPerSecond, indexedDocsPerSecond, ...}, modes: {fullText, default, vector}:
+ * {p50, p95, qps, concurrent: {p50, p95}}, rss, resident: {anon, file}, indexedRss, disk, recall,
+ * exactness }`. `exhaustive`, when given, holds per query the exhaustive BM25 top list
+ * (`[id, score]`, best first) that the full-text answers must match.
  */
-export async function runSearchplanePart({ workDir, documents, queries, settings, progress }) {
-  const server = await startSearchplane({ workDir, name: 'searchplane-embedded' });
+export async function runSearchplanePart({ workDir, name, documents, total, queries, settings, exhaustive, progress }) {
+  const server = await startSearchplane({ workDir, name });
   const index = await createIndex(server, 'bench');
   const client = jsonClient(index.dataUrl, index.token);
   try {
-    progress(`server pid ${server.pid}; upserting ${documents.length} documents`);
-    const ackSeconds = await ingest(client, documents, {
+    progress(`server pid ${server.pid}; upserting ${total} documents`);
+    const ackSeconds = await ingest(client, documents(), {
       batch: settings.batch,
       inFlight: settings.inFlight,
       progress,
@@ -24,17 +29,17 @@ export async function runSearchplanePart({ workDir, documents, queries, settings
     const start = performance.now();
     const info = await waitIndexed(client);
     const indexedSeconds = ackSeconds + (performance.now() - start) / 1000;
-    const rss = rssOf(server.pid);
-    const resident = residentParts(server.pid);
+    const indexedRss = rssOf(server.pid);
     progress(`acknowledged in ${ackSeconds.toFixed(1)} s, vectors indexed at ${indexedSeconds.toFixed(1)} s`);
-    if (info.vectorCount !== documents.length) throw new Error(`info reports ${info.vectorCount} documents`);
+    if (info.vectorCount !== total) throw new Error(`info reports ${info.vectorCount} documents`);
 
     await timeSearches(client, queries.slice(0, settings.warmup), SEARCH_MODES.default);
     const modes = {};
+    const hitLists = {};
     for (const mode of ['fullText', 'default', 'vector']) {
-      const latency = await timeSearches(client, queries, SEARCH_MODES[mode]);
-      modes[mode] = { ...latency, hits: undefined };
-      if (mode === 'vector') modes.vector.hitLists = latency.hits;
+      const { hits, ...latency } = await timeSearches(client, queries, SEARCH_MODES[mode]);
+      modes[mode] = latency;
+      hitLists[mode] = hits;
       progress(
         `${mode}: p50 ${latency.p50.toFixed(2)} ms, p95 ${latency.p95.toFixed(2)} ms, ${latency.avgHits} hits/query`,
       );
@@ -45,20 +50,54 @@ export async function runSearchplanePart({ workDir, documents, queries, settings
         seconds: settings.qpsSeconds,
       });
       modes[mode].qps = load.qps;
-      progress(`${mode}: ${load.qps.toFixed(1)} QPS with ${settings.clients} clients (${load.errors} errors)`);
+      modes[mode].concurrent = { p50: load.p50, p95: load.p95 };
+      progress(
+        `${mode}: ${load.qps.toFixed(1)} QPS with ${settings.clients} clients, p50 ${load.p50.toFixed(2)} ms ` +
+          `(${load.errors} errors)`,
+      );
     }
+    const rss = rssOf(server.pid);
+    const resident = residentParts(server.pid);
+    const exactness = exhaustive ? fullTextMismatches(hitLists.fullText, exhaustive) : undefined;
+    if (exactness) progress(`full-text answers ≠ exhaustive BM25: ${exactness.mismatches} of ${exactness.queries}`);
 
     const disk = await stopAndMeasure(server, client);
     progress('exact neighbours for recall@10 (the stored vectors, every document)');
     const exact = await exactNeighbours(server.dataDir, index.id, 'bench', queries);
-    const recall = recallAtK(exact, modes.vector.hitLists);
-    delete modes.vector.hitLists;
+    const recall = recallAtK(exact, hitLists.vector);
 
-    return { ingest: ingestRates(documents.length, ackSeconds, indexedSeconds), modes, rss, resident, recall, disk };
+    return {
+      ingest: ingestRates(total, ackSeconds, indexedSeconds),
+      modes,
+      rss,
+      resident,
+      indexedRss,
+      recall,
+      disk,
+      exactness,
+    };
   } finally {
     client.close();
     await server.stop();
   }
+}
+
+/**
+ * Queries whose full-text answer differs from exhaustive BM25: the scores (exhaustive ones, looked
+ * up by id) of the answer's documents must be the exhaustive top 10's, in order. Documents with
+ * equal scores may come in either order: the server numbers documents in the order its upserts
+ * committed, the reference in corpus order.
+ */
+function fullTextMismatches(hitLists, exhaustive) {
+  let mismatches = 0;
+  hitLists.forEach((hits, q) => {
+    const reference = exhaustive[q];
+    const scoreOf = new Map(reference);
+    const expected = reference.slice(0, 10).map(([, score]) => score);
+    const got = hits.map((hit) => scoreOf.get(hit.id));
+    if (got.length !== expected.length || got.some((score, i) => score !== expected[i])) mismatches++;
+  });
+  return { queries: hitLists.length, mismatches };
 }
 
 /** Stops the server (graceful: the vector graph is written) and returns its data dir's size. */

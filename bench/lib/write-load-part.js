@@ -1,4 +1,4 @@
-// Part "load" (issue #8): on an index of `loadDocs` documents, the latency of upserting 10
+// Part "load": on an index of `loadDocs` documents, the latency of upserting 10
 // documents per request, alone and while `searchers` concurrent clients (a separate process) send
 // the default search request continuously; the ratio of the two p50s and the search QPS meanwhile.
 import { latencySummary, sleep, timeEach } from './bench-stats.js';

@@ -12,8 +12,10 @@
 import { parentPort } from 'node:worker_threads';
 import type { Embedder, TermStatistics } from '../../providers/provider-types.js';
 import { type AnalyzedDocument, analyzeFields } from '../../query/analyzer.js';
+import { collectGarbage } from '../exposed-gc.js';
 import { type CollectionStatistics, FullTextIndex } from '../full-text/full-text-index.js';
 import { readFullTextSnapshot, writeFullTextSnapshot } from '../full-text/full-text-snapshot.js';
+import { IdleCollection } from '../idle-collection.js';
 import { encodeVector } from '../vector-codes.js';
 import { normalize } from '../vector-math.js';
 import { errorReply } from '../worker-client.js';
@@ -25,6 +27,8 @@ const SNAPSHOT_MIN_DOCUMENTS = 2500;
 
 const texts = new Map<string, FullTextIndex>();
 const embedders = new Map<string, Embedder>();
+/** This thread's collector: a burst of writes leaves the analyses' garbage behind (see idle-collection.ts). */
+const idle = new IdleCollection(collectGarbage);
 
 const port = parentPort;
 if (!port) throw new Error('text-shard.worker must run in a worker thread');
@@ -111,6 +115,7 @@ function add(key: string, labels: Float64Array, fields: string[][], embedderName
   const text = textOf(key);
   const analyses = fields.map((docFields) => analyzeFields(docFields));
   for (let i = 0; i < labels.length; i++) text.add(labels[i], analyses[i]);
+  idle.note(labels.length);
   if (!embedderName) return { result: null };
   const embedder = embedderNamed(embedderName);
   const started = performance.now();

@@ -59,10 +59,11 @@ export class DocumentStore {
     try {
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
-      // Filter scans read every row of a namespace: memory-mapped reads and a bigger page cache
-      // make them ~2x faster than SQLite's 2 MB default cache (pages are shared with the OS cache).
+      // Filter scans read every row of a namespace: through the memory map they take 40% of the
+      // time of reads through SQLite's cache. Mapped pages are the OS page cache (shared, given
+      // back under memory pressure), so SQLite's own cache only needs to hold what writes touch.
       this.db.pragma('mmap_size = 1073741824');
-      this.db.pragma('cache_size = -65536');
+      this.db.pragma('cache_size = -8192');
       this.db.exec(SCHEMA);
       this.dropLegacyFullText();
       this.reloadNamespaces();

@@ -60,21 +60,31 @@ export async function search(
   if (nsId === undefined || store.documentCount(nsId) === 0) return { hits: [], rerankedDocuments: 0 };
   const text = await context.text(nsId);
 
-  let query = request.query;
-  if (request.inputEnrichment) {
-    const words = tokenize(query);
-    const expanded = await context.enricher.expand(query, await text.vocabulary(words, words.map(stemToken)));
-    query = request.keepOriginalQuery ? `${query} ${expanded}` : expanded || query;
-  }
   const weight = request.semanticWeight;
   const depth =
     weight === 0 && !request.reranking ? request.topK + READ_MARGIN : Math.max(2 * request.topK, RERANK_WINDOW);
-  const analyzed = analyzeQuery(query);
   const { shardEmbedder } = context;
-  const statistics = await text.statistics(
-    analyzed.terms,
-    weight > 0 && shardEmbedder ? { text: query, embedder: shardEmbedder } : undefined,
-  );
+  const embedQuery = (queryText: string) =>
+    weight > 0 && shardEmbedder ? { text: queryText, embedder: shardEmbedder } : undefined;
+  let query = request.query;
+  let analyzed = analyzeQuery(query);
+  const words = request.inputEnrichment ? tokenize(query) : undefined;
+  // One round to the shards brings the statistics, the query's vector and, for enrichment, the
+  // spelling candidates of the words they do not know.
+  let statistics = await text.statistics(analyzed.terms, {
+    embedQuery: embedQuery(query),
+    spelling: words && { words, terms: words.map(stemToken) },
+  });
+  if (words) {
+    const expanded = await context.enricher.expand(query, statistics.vocabulary!);
+    const enriched = request.keepOriginalQuery ? `${query} ${expanded}` : expanded || query;
+    // A query whose words did not change keeps its statistics and vector (both depend on its words alone).
+    if (!sameWords(tokenize(enriched), words)) {
+      query = enriched;
+      analyzed = analyzeQuery(query);
+      statistics = await text.statistics(analyzed.terms, { embedQuery: embedQuery(query) });
+    }
+  }
   const queryVector = weight > 0 ? (statistics.vector ?? (await context.embedQuery(query))) : undefined;
   const vectors = weight > 0 ? await context.vectors(nsId) : undefined;
 
@@ -130,6 +140,10 @@ export async function search(
     .slice(0, request.topK)
     .map((c) => ({ ...toOutput(rows.get(c.label)!, request), score: c.score }));
   return { hits, rerankedDocuments: request.reranking ? window.length : 0 };
+}
+
+function sameWords(a: string[], b: string[]): boolean {
+  return a.length === b.length && a.every((word, i) => word === b[i]);
 }
 
 /**

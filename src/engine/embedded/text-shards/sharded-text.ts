@@ -7,6 +7,7 @@ import {
   type EmbeddedVectors,
   type ShardStatistics,
   SPELLING_DISTANCE,
+  type StatisticsOptions,
   type SummedStatistics,
 } from './text-shard-protocol.js';
 import type { TextShards } from './text-shards.js';
@@ -21,6 +22,12 @@ export interface TextDocument {
 export interface QueryStatistics extends SummedStatistics {
   /** The query's vector from shard 0, when asked for. */
   vector?: Float32Array;
+  /**
+   * The namespace's words as an enricher sees them, for the words asked about: whether each word's
+   * term is known, and spelling candidates of the unknown ones (up to {@link SPELLING_DISTANCE}
+   * edits, a superset for any smaller distance: callers verify).
+   */
+  vocabulary?: Vocabulary;
 }
 
 /**
@@ -113,14 +120,17 @@ export class ShardedText {
 
   /**
    * Counts of the query's terms summed over the shards; with `embedQuery`, the query's vector too
-   * (from shard 0, weighted by its statistics).
+   * (from shard 0, weighted by its statistics); with `spelling`, the namespace's vocabulary as an
+   * enricher sees it for those words (see {@link QueryStatistics.vocabulary}).
    */
-  async statistics(terms: string[], embedQuery?: { text: string; embedder: string }): Promise<QueryStatistics> {
+  async statistics(terms: string[], options: StatisticsOptions = {}): Promise<QueryStatistics> {
+    const { embedQuery, spelling } = options;
     const replies = (await this.all((shard) => ({
       type: 'statistics',
       key: this.key,
       terms,
       embedQuery: shard === 0 ? embedQuery : undefined,
+      spelling,
     }))) as ShardStatistics[];
     const summed: QueryStatistics = { terms, documents: 0, totalLength: 0, dfs: terms.map(() => 0) };
     for (const reply of replies) {
@@ -129,6 +139,7 @@ export class ShardedText {
       for (let i = 0; i < terms.length; i++) summed.dfs[i] += reply.dfs[i];
     }
     summed.vector = replies[0].vector;
+    if (spelling) summed.vocabulary = vocabularyOf(spelling, replies, summed);
     return summed;
   }
 
@@ -173,28 +184,6 @@ export class ShardedText {
     return scores;
   }
 
-  /**
-   * The namespace's words as an enricher sees them, for the words of a query (folded) and their
-   * terms: whether each word's term is known, and spelling candidates of the unknown ones (up to
-   * {@link SPELLING_DISTANCE} edits, a superset for any smaller distance: callers verify).
-   */
-  async vocabulary(words: string[], terms: string[]): Promise<Vocabulary> {
-    const replies = (await this.all(() => ({ type: 'vocabulary', key: this.key, words, terms }))) as {
-      known: boolean[];
-      candidates: string[][];
-    }[];
-    const known = new Set<string>();
-    const candidates = new Map<string, string[]>();
-    words.forEach((word, i) => {
-      if (replies.some((reply) => reply.known[i])) known.add(word);
-      else candidates.set(word, [...new Set(replies.flatMap((reply) => reply.candidates[i]))]);
-    });
-    return {
-      has: (word) => known.has(word),
-      candidates: (word) => candidates.get(word) ?? [],
-    };
-  }
-
   /** Writes every shard's snapshot file (when the shard is worth one). */
   async snapshot(file: (shard: number) => string): Promise<void> {
     await this.all((shard) => ({ type: 'snapshot', key: this.key, file: file(shard) }));
@@ -221,6 +210,21 @@ export class ShardedText {
     for (const item of items) parts[labelOf(item) % parts.length].push(item);
     return parts;
   }
+}
+
+function vocabularyOf(
+  spelling: { words: string[]; terms: string[] },
+  replies: ShardStatistics[],
+  summed: SummedStatistics,
+): Vocabulary {
+  const dfs = new Map(summed.terms.map((term, i) => [term, summed.dfs[i]]));
+  const known = new Set<string>();
+  const candidates = new Map<string, string[]>();
+  spelling.words.forEach((word, i) => {
+    if ((dfs.get(spelling.terms[i]) ?? 0) > 0) known.add(word);
+    else candidates.set(word, [...new Set(replies.flatMap((reply) => reply.candidates?.[i] ?? []))]);
+  });
+  return { has: (word) => known.has(word), candidates: (word) => candidates.get(word) ?? [] };
 }
 
 /** The statistics as plain data (a {@link QueryStatistics} may carry a vector the shards need not get). */

@@ -10,6 +10,16 @@ export interface ShardStatistics {
   dfs: number[];
   /** The query's vector, when shard 0 was asked to embed it (normalized). */
   vector?: Float32Array;
+  /** Per word asked about, spelling candidates when the shard does not know its term. */
+  candidates?: string[][];
+}
+
+/** What a statistics request may ask besides the counts. */
+export interface StatisticsOptions {
+  /** The query's text and the lexical embedder shard 0 embeds it with. */
+  embedQuery?: { text: string; embedder: string };
+  /** Query words (folded) and their terms, for spelling candidates of those the shard does not know. */
+  spelling?: { words: string[]; terms: string[] };
 }
 
 /** Vectors a shard made: back to back in one array (so they travel without copying), and the time it took. */
@@ -40,7 +50,7 @@ export type ShardRequest =
   | { type: 'add'; key: string; labels: Float64Array; fields: string[][]; embedder?: string }
   /** Removes document versions; answers how many it held. */
   | { type: 'remove'; key: string; labels: Float64Array }
-  | { type: 'statistics'; key: string; terms: string[]; embedQuery?: { text: string; embedder: string } }
+  | ({ type: 'statistics'; key: string; terms: string[] } & StatisticsOptions)
   /** Answers `{ labels, scores }` (Float64Arrays, best first). */
   | {
       type: 'search';
@@ -51,8 +61,6 @@ export type ShardRequest =
       statistics: SummedStatistics;
     }
   | { type: 'scores'; key: string; query: AnalyzedQuery; labels: number[]; statistics: SummedStatistics }
-  /** Answers, per word, whether its term is known and, when not, its spelling candidates. */
-  | { type: 'vocabulary'; key: string; terms: string[]; words: string[] }
   /** {@link EmbeddedVectors} of documents not written yet, with the shard's statistics (PostgreSQL mode's writes). */
   | { type: 'embed'; key?: string; fields: string[][]; embedder: string }
   /** Writes the snapshot file when the shard is worth one; answers whether it wrote. */

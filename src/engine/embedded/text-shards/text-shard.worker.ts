@@ -20,7 +20,12 @@ import { encodeVector } from '../vector-codes.js';
 import { normalize } from '../vector-math.js';
 import { errorReply } from '../worker-client.js';
 import { lexicalEmbedder } from './lexical-embedders.js';
-import { type ShardRequest, type ShardStatistics, SPELLING_DISTANCE } from './text-shard-protocol.js';
+import {
+  type ShardRequest,
+  type ShardStatistics,
+  SPELLING_DISTANCE,
+  type StatisticsOptions,
+} from './text-shard-protocol.js';
 
 /** Shards smaller than this get no snapshot file: rebuilding them from SQLite takes well under a second. */
 const SNAPSHOT_MIN_DOCUMENTS = 2500;
@@ -56,7 +61,7 @@ async function handle(message: ShardRequest): Promise<Handled> {
       return { result: removed };
     }
     case 'statistics':
-      return statistics(message.key, message.terms, message.embedQuery);
+      return statistics(message.key, message.terms, message);
     case 'search': {
       const text = textOf(message.key);
       const filter = message.filter ? new Set(message.filter) : undefined;
@@ -66,14 +71,6 @@ async function handle(message: ShardRequest): Promise<Handled> {
     case 'scores': {
       const scores = textOf(message.key).scores(message.query, message.labels, collection(message.statistics));
       return scored([...scores].map(([label, score]) => ({ label, score })));
-    }
-    case 'vocabulary': {
-      const text = textOf(message.key);
-      const known = message.terms.map((term) => text.knows(term));
-      const candidates = message.words.map((word, i) =>
-        known[i] ? [] : text.spellingCandidates(word, SPELLING_DISTANCE),
-      );
-      return { result: { known, candidates } };
     }
     case 'embed':
       return embed(message.key, message.fields, message.embedder);
@@ -142,12 +139,11 @@ function embed(key: string | undefined, fields: string[][], embedderName: string
   };
 }
 
-/** This shard's counts for the query's terms; shard 0 also embeds the query when asked. */
-async function statistics(
-  key: string,
-  terms: string[],
-  embedQuery: { text: string; embedder: string } | undefined,
-): Promise<Handled> {
+/**
+ * This shard's counts for the query's terms, with spelling candidates of the words whose term it
+ * does not know when asked; shard 0 also embeds the query when asked.
+ */
+async function statistics(key: string, terms: string[], { embedQuery, spelling }: StatisticsOptions): Promise<Handled> {
   const text = textOf(key);
   const counts = text.termStatistics(terms);
   const result: ShardStatistics = {
@@ -155,6 +151,11 @@ async function statistics(
     totalLength: counts.totalLength,
     dfs: counts.dfs,
   };
+  if (spelling) {
+    result.candidates = spelling.words.map((word, i) =>
+      text.knows(spelling.terms[i]) ? [] : text.spellingCandidates(word, SPELLING_DISTANCE),
+    );
+  }
   if (!embedQuery) return { result };
   const [vector] = await embedderNamed(embedQuery.embedder).embed([embedQuery.text], text);
   result.vector = normalize(vector);

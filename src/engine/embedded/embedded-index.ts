@@ -35,6 +35,9 @@ import { NamespaceIndexes, type NamespaceIndexSettings } from './namespace-index
 import { type SearchContext, search } from './search.js';
 import { WorkerExitedError } from './worker-client.js';
 
+/** Documents on their way to the text shards past which applying changes waits for them. */
+const APPLY_IN_FLIGHT = 20_000;
+
 /** Everything an index shares with the engine that opened it. */
 export interface IndexSettings extends NamespaceIndexSettings {
   embedder: Embedder;
@@ -121,7 +124,7 @@ export class EmbeddedIndex implements IndexEngine {
       // Acknowledged once durable and sent to the text shards; they make the vectors.
       const { added, removed } = this.store.writeUnembedded(namespace, prepared, options.maxVectorCount);
       const nsId = this.store.namespaceId(namespace)!;
-      const committed = added.map((label, i) => ({ label, fields: prepared[i].fields }));
+      const committed = added.map((label) => ({ label }));
       const indexing = this.indexes.changed(nsId, committed, removed, true);
       // Past the backlog's limit a write waits for its own vectors, so that the backlog stops growing.
       if (this.indexes.embedding() > this.settings.indexingBacklog) await indexing;
@@ -131,7 +134,7 @@ export class EmbeddedIndex implements IndexEngine {
     const embeddings = await this.embedDocuments(namespace, prepared);
     this.assertOpen();
     const result = this.store.write(namespace, prepared, embeddings, options.maxVectorCount);
-    const committed = result.added.map(({ label, vector, doc }) => ({ label, vector, fields: doc.fields }));
+    const committed = result.added.map(({ label, vector }) => ({ label, vector }));
     void this.indexes.changed(this.store.namespaceId(namespace)!, committed, result.removed);
   }
 
@@ -246,11 +249,15 @@ export class EmbeddedIndex implements IndexEngine {
     if (changes.length === 0 && (watermark === undefined || watermark === this.store.watermark())) return;
     const applied = this.store.apply(changes, watermark);
     for (const nsId of applied.cleared) await this.indexes.discard(nsId);
+    const indexing: Promise<void>[] = [];
     for (const [nsId, { added, removed }] of applied.byNamespace) {
       if (applied.cleared.has(nsId)) continue;
-      const committed = added.map(({ label, vector, doc }) => ({ label, vector, fields: doc.fields }));
-      void this.indexes.changed(nsId, committed, removed);
+      const committed = added.map(({ label, vector }) => ({ label, vector }));
+      indexing.push(this.indexes.changed(nsId, committed, removed));
     }
+    // A node catching up reads changes faster than the shards index them: past the bound, it
+    // waits for these, so the documents on their way to the shards stay a bounded amount of text.
+    if (this.indexes.inFlight() > APPLY_IN_FLIGHT) await Promise.all(indexing);
   }
 
   /** The last change applied by {@link apply} (0 before any). */

@@ -23,10 +23,9 @@ export interface NamespaceIndexSettings {
   textShards: TextShards;
 }
 
-/** A committed document version: its label, text fields and, once made, its vector. */
+/** A committed document version: its label and, once made, its vector. */
 export interface CommittedDocument {
   label: number;
-  fields: string[];
   vector?: VectorCode;
 }
 
@@ -124,6 +123,11 @@ export class NamespaceIndexes {
     return this.texts.embedding();
   }
 
+  /** Documents sent to the shards that they have not indexed yet. */
+  inFlight(): number {
+    return this.texts.inFlight();
+  }
+
   /** Vectors of documents not written yet, made by the text shards (with the namespace's statistics if it exists). */
   async embedUnwritten(nsId: number | undefined, fields: string[][]): Promise<Float32Array[]> {
     const { vectors, seconds } = await this.texts.embedUnwritten(nsId, fields);
@@ -150,7 +154,7 @@ export class NamespaceIndexes {
     this.texts.remove(nsId, removed);
     const indexing = this.texts.add(
       nsId,
-      added.map(({ label, fields }) => ({ label, fields })),
+      added.map(({ label }) => label),
       embed,
     );
     this.follow(

@@ -1,16 +1,13 @@
 import { forWantOfDescriptors } from '../../../errors.js';
 import type { EngineLogger } from '../../providers/provider-types.js';
-import { documentsByLabels } from '../document-reads.js';
 import type { DocumentStore } from '../document-store.js';
-import { fullTextFile, partFile, removeFileParts } from '../index-files.js';
+import { databaseFile, fullTextFile, partFile, removeFileParts } from '../index-files.js';
 import type { VectorCode } from '../vector-codes.js';
-import { ShardedText, type TextDocument } from './sharded-text.js';
+import { ShardedText } from './sharded-text.js';
 import type { TextShards } from './text-shards.js';
 
-/** Documents read from SQLite and sent to the shards at a time when a namespace is (re)built. */
-const REBUILD_BATCH = 500;
-/** Rebuild batches on their way to the shards at once. */
-const REBUILD_IN_FLIGHT = 4;
+/** Documents a shard is asked to read and index in one message when a namespace is (re)built. */
+const REBUILD_BATCH = 1000;
 
 /** Numbers the namespace indexes built in this process, so that shard keys never collide. */
 let built = 0;
@@ -22,6 +19,8 @@ interface NamespaceText {
   ready: Promise<void>;
   /** Documents sent to be embedded whose vectors have not come back. */
   embedding: number;
+  /** Documents sent that the shards have not indexed yet. */
+  sent: number;
   /** Writes sent and not answered yet. */
   writes: Set<Promise<unknown>>;
   /** Set when a shard lost it: it is rebuilt at its next use. */
@@ -69,6 +68,7 @@ export class NamespaceTexts {
       sharded,
       ready: Promise.resolve(),
       embedding: 0,
+      sent: 0,
       writes: new Set(),
       lost: false,
       firstWritten: Number.POSITIVE_INFINITY,
@@ -99,28 +99,31 @@ export class NamespaceTexts {
    * promise settles when the shards are done; a failure is logged, and what it missed is done again
    * when the namespace is rebuilt.
    */
-  add(nsId: number, docs: TextDocument[], embed: boolean): Promise<void> {
-    if (docs.length === 0) return Promise.resolve();
+  add(nsId: number, labels: number[], embed: boolean): Promise<void> {
+    if (labels.length === 0) return Promise.resolve();
     const text = this.of(nsId);
-    for (const doc of docs) if (doc.label < text.firstWritten) text.firstWritten = doc.label;
-    return this.send(nsId, text, docs, embed);
+    for (const label of labels) if (label < text.firstWritten) text.firstWritten = label;
+    return this.send(nsId, text, labels, embed);
   }
 
-  private send(nsId: number, text: NamespaceText, docs: TextDocument[], embed: boolean): Promise<void> {
-    if (docs.length === 0) return Promise.resolve();
+  private send(nsId: number, text: NamespaceText, labels: number[], embed: boolean): Promise<void> {
+    if (labels.length === 0) return Promise.resolve();
     const embedder = embed ? this.options.embedder : undefined;
-    const counted = embedder ? docs.length : 0;
+    const counted = embedder ? labels.length : 0;
     text.embedding += counted;
-    const work = text.sharded.add(docs, embedder).then(
-      (made) => {
+    text.sent += labels.length;
+    const work = text.sharded.add(labels, embedder).then(
+      (indexed) => {
         text.embedding -= counted;
-        if (made && !text.lost) {
-          const vectors = docs.map((doc, i) => ({ label: doc.label, vector: made.codes[i] }));
-          this.options.embedded(nsId, vectors, made.seconds);
+        text.sent -= labels.length;
+        if (embedder && !text.lost) {
+          const vectors = indexed.labels.map((label, i) => ({ label, vector: indexed.codes[i] }));
+          this.options.embedded(nsId, vectors, indexed.seconds);
         }
       },
       (error) => {
         text.embedding -= counted;
+        text.sent -= labels.length;
         this.failed(nsId, text, error);
       },
     );
@@ -146,6 +149,13 @@ export class NamespaceTexts {
     if (!embedder) throw new Error('the index embedder does not run in the text shards');
     const sharded = nsId === undefined ? new ShardedText(this.shards, `${++built}`) : this.of(nsId).sharded;
     return sharded.embed(fields, embedder);
+  }
+
+  /** Documents sent to the shards, over every namespace, that they have not indexed yet. */
+  inFlight(): number {
+    let total = 0;
+    for (const text of this.texts.values()) total += text.sent;
+    return total;
   }
 
   /** Marks the namespace to be built again at its next use (it missed a write it cannot redo). */
@@ -216,7 +226,7 @@ export class NamespaceTexts {
    * documents that still have no vector embedded.
    */
   private async build(nsId: number, text: NamespaceText): Promise<void> {
-    const held = await text.sharded.open((shard) => this.snapshotFile(nsId, shard));
+    const held = await text.sharded.open(databaseFile(this.folder), (shard) => this.snapshotFile(nsId, shard));
     const unembedded = new Set(this.store.unembedded().get(nsId) ?? []);
     const indexed = new Set(held);
     const missing: number[] = [];
@@ -227,17 +237,21 @@ export class NamespaceTexts {
     for (const label of indexed) if (label >= text.firstWritten) indexed.delete(label);
     // What `indexed` still holds was deleted after the snapshot was written.
     this.remove(nsId, [...indexed]);
-    const inFlight: Promise<void>[] = [];
+    // The shards read the documents themselves; the batches only bound what one message asks.
     for (let at = 0; at < missing.length; at += REBUILD_BATCH) {
-      if (text.lost) throw new Error('a text shard was lost while the namespace was built');
-      const batch = documentsByLabels(this.store, missing.slice(at, at + REBUILD_BATCH));
-      const docs = batch.map(({ label, doc }) => ({ label, fields: doc.fields }));
-      const embed = docs.filter((doc) => unembedded.has(doc.label));
-      const plain = docs.filter((doc) => !unembedded.has(doc.label));
-      inFlight.push(this.send(nsId, text, plain, false), this.send(nsId, text, embed, true));
-      if (inFlight.length >= 2 * REBUILD_IN_FLIGHT) await Promise.all(inFlight.splice(0, 2));
-      // Lets requests in between batches: a large namespace takes seconds to read.
-      else await new Promise((resolve) => setImmediate(resolve));
+      const batch = missing.slice(at, at + REBUILD_BATCH);
+      void this.send(
+        nsId,
+        text,
+        batch.filter((label) => !unembedded.has(label)),
+        false,
+      );
+      void this.send(
+        nsId,
+        text,
+        batch.filter((label) => unembedded.has(label)),
+        true,
+      );
     }
   }
 

@@ -3,20 +3,14 @@ import type { AnalyzedQuery } from '../../query/analyzer.js';
 import type { VectorCode } from '../vector-codes.js';
 import { bestFirst, type Scored } from '../vector-math.js';
 import {
-  type EmbeddedCodes,
   type EmbeddedVectors,
+  type IndexedDocuments,
   type ShardStatistics,
   SPELLING_DISTANCE,
   type StatisticsOptions,
   type SummedStatistics,
 } from './text-shard-protocol.js';
 import type { TextShards } from './text-shards.js';
-
-/** A document to index: its label and the string values of its content, in order. */
-export interface TextDocument {
-  label: number;
-  fields: string[];
-}
 
 /** What a search learns from the shards before it scores: statistics over all of them, maybe a vector. */
 export interface QueryStatistics extends SummedStatistics {
@@ -49,39 +43,40 @@ export class ShardedText {
     return this.shards.count;
   }
 
-  /** Opens every shard (from its snapshot file when usable); resolves to the labels they hold. */
-  async open(file: (shard: number) => string | undefined): Promise<number[]> {
-    const replies = await this.all((shard) => ({ type: 'open', key: this.key, file: file(shard) }));
+  /**
+   * Opens every shard (from its snapshot file when usable) over the index's SQLite file
+   * `database`; resolves to the labels they hold.
+   */
+  async open(database: string, file: (shard: number) => string | undefined): Promise<number[]> {
+    const replies = await this.all((shard) => ({ type: 'open', key: this.key, database, file: file(shard) }));
     return replies.flatMap((reply) => Array.from((reply as { labels: Float64Array }).labels));
   }
 
   /**
-   * Indexes document versions; with `embedder` (a lexical embedder's name), resolves to the codes
-   * of their vectors, in the order of `docs`, made by each shard with its own statistics, and the
-   * time the shards spent making them.
+   * Indexes committed document versions, which each shard reads from SQLite; resolves to the labels
+   * indexed (versions replaced or deleted since are not) and, with `embedder` (a lexical embedder's
+   * name), the codes of their vectors, made by each shard with its own statistics, and the time the
+   * shards spent making them.
    */
-  async add(docs: TextDocument[], embedder?: string): Promise<{ codes: VectorCode[]; seconds: number } | undefined> {
-    const parts = this.split(docs, (doc) => doc.label);
-    const replies = await Promise.all(
+  async add(labels: number[], embedder?: string): Promise<{ labels: number[]; codes: VectorCode[]; seconds: number }> {
+    const parts = this.split(labels, (label) => label);
+    const replies = (await Promise.all(
       parts.map((part, shard) => {
         if (part.length === 0) return undefined;
-        const labels = Float64Array.from(part, (doc) => doc.label);
-        const fields = part.map((doc) => doc.fields);
-        return this.shards.request(shard, { type: 'add', key: this.key, labels, fields, embedder }, [labels.buffer]);
+        const array = Float64Array.from(part);
+        return this.shards.request(shard, { type: 'add', key: this.key, labels: array, embedder }, [array.buffer]);
       }),
-    );
-    if (!embedder) return undefined;
-    const byLabel = new Map<number, VectorCode>();
+    )) as (IndexedDocuments | undefined)[];
+    const indexed: number[] = [];
+    const codes: VectorCode[] = [];
     let seconds = 0;
-    parts.forEach((part, shard) => {
-      const reply = replies[shard] as EmbeddedCodes | undefined;
-      if (!reply) return;
-      seconds += reply.seconds;
-      unpack(reply.codes, part.length).forEach((code, i) => {
-        byLabel.set(part[i].label, code);
-      });
-    });
-    return { codes: docs.map((doc) => byLabel.get(doc.label)!), seconds };
+    for (const reply of replies) {
+      if (!reply) continue;
+      indexed.push(...reply.labels);
+      if (reply.codes) codes.push(...unpack(reply.codes, reply.labels.length));
+      seconds += reply.seconds ?? 0;
+    }
+    return { labels: indexed, codes, seconds };
   }
 
   /**

@@ -28,10 +28,14 @@ export interface EmbeddedVectors {
   seconds: number;
 }
 
-/** The codes (vector-codes.ts) of vectors a shard made, back to back, and the time it took. */
-export interface EmbeddedCodes {
-  codes: Uint8Array;
-  seconds: number;
+/**
+ * The documents a shard indexed (labels, Float64Array) and, when asked to embed them, the codes
+ * (vector-codes.ts) of their vectors back to back and the time that took.
+ */
+export interface IndexedDocuments {
+  labels: Float64Array;
+  codes?: Uint8Array;
+  seconds?: number;
 }
 
 /** Statistics over every shard, with the terms they are for: what a search scores with. */
@@ -44,10 +48,16 @@ export interface SummedStatistics {
 
 /** The requests a text shard worker answers (see text-shard.worker.ts). */
 export type ShardRequest =
-  /** Opens the shard (from its snapshot file when usable); answers `{ labels: Float64Array }`. */
-  | { type: 'open'; key: string; file?: string }
-  /** Indexes documents; with `embedder`, answers {@link EmbeddedCodes}. */
-  | { type: 'add'; key: string; labels: Float64Array; fields: string[][]; embedder?: string }
+  /**
+   * Opens the shard (from its snapshot file when usable) over the index's SQLite file `database`;
+   * answers `{ labels: Float64Array }`, those it holds.
+   */
+  | { type: 'open'; key: string; database: string; file?: string }
+  /**
+   * Indexes committed documents, read from SQLite by label (those replaced or deleted since are
+   * gone and skipped); answers {@link IndexedDocuments}.
+   */
+  | { type: 'add'; key: string; labels: Float64Array; embedder?: string }
   /** Removes document versions; answers how many it held. */
   | { type: 'remove'; key: string; labels: Float64Array }
   | ({ type: 'statistics'; key: string; terms: string[] } & StatisticsOptions)

@@ -1,13 +1,14 @@
 /**
  * A text shard worker thread (started through text-shard-entry.js). It holds one shard of the
  * full-text index of every open namespace it was asked to serve, keyed by the main thread's
- * `key`, and does the per-document work of indexing there: analysis, full-text insertion and, for
- * the builtin lexical embedder, the document vectors (weighted by the shard's statistics). Searches
+ * `key`, and does the per-document work of indexing there: reading the committed document from
+ * SQLite, analysis, full-text insertion and, for the builtin lexical embedder, the document vectors
+ * (weighted by the shard's statistics). Searches
  * ask it for its statistics of the query's terms and then, with the statistics summed over every
  * shard, for its best documents: BM25 over the union, exactly as one index would score it.
  *
  * Messages are handled in order, one at a time: a search sent after a write sees it. Protocol:
- * see text-shard-client.ts. Every request gets one reply `{ id, result }` or `{ id, error }`.
+ * see text-shard-protocol.ts. Every request gets one reply `{ id, result }` or `{ id, error }`.
  */
 import { parentPort } from 'node:worker_threads';
 import type { Embedder, TermStatistics } from '../../providers/provider-types.js';
@@ -20,6 +21,7 @@ import { encodeVector } from '../vector-codes.js';
 import { normalize } from '../vector-math.js';
 import { errorReply } from '../worker-client.js';
 import { lexicalEmbedder } from './lexical-embedders.js';
+import { ShardDocuments } from './shard-documents.js';
 import {
   type ShardRequest,
   type ShardStatistics,
@@ -30,7 +32,15 @@ import {
 /** Shards smaller than this get no snapshot file: rebuilding them from SQLite takes well under a second. */
 const SNAPSHOT_MIN_DOCUMENTS = 2500;
 
-const texts = new Map<string, FullTextIndex>();
+/** A namespace's shard: its full-text index and the documents of its index. */
+interface Shard {
+  text: FullTextIndex;
+  database: string;
+}
+
+const shards = new Map<string, Shard>();
+/** Connections to index files, with how many shards use each. */
+const databases = new Map<string, { documents: ShardDocuments; users: number }>();
 const embedders = new Map<string, Embedder>();
 /** This thread's collector: a burst of writes leaves the analyses' garbage behind (see idle-collection.ts). */
 const idle = new IdleCollection(collectGarbage);
@@ -51,9 +61,9 @@ type Handled = { result: unknown; transfer?: ArrayBuffer[] };
 async function handle(message: ShardRequest): Promise<Handled> {
   switch (message.type) {
     case 'open':
-      return open(message.key, message.file);
+      return open(message.key, message.database, message.file);
     case 'add':
-      return add(message.key, message.labels, message.fields, message.embedder);
+      return add(message.key, message.labels, message.embedder);
     case 'remove': {
       const text = textOf(message.key);
       let removed = 0;
@@ -78,7 +88,7 @@ async function handle(message: ShardRequest): Promise<Handled> {
       return { result: await snapshot(message.key, message.file) };
     case 'close': {
       const written = message.file ? await snapshot(message.key, message.file) : false;
-      texts.delete(message.key);
+      close(message.key);
       return { result: written };
     }
     default:
@@ -86,34 +96,57 @@ async function handle(message: ShardRequest): Promise<Handled> {
   }
 }
 
-function textOf(key: string): FullTextIndex {
-  const text = texts.get(key);
-  if (!text) throw new Error(`text shard ${key} is not open`);
-  return text;
+function shardOf(key: string): Shard {
+  const shard = shards.get(key);
+  if (!shard) throw new Error(`text shard ${key} is not open`);
+  return shard;
 }
 
-/** Opens the shard from its snapshot file when there is a usable one; answers the labels it holds. */
-function open(key: string, file: string | undefined): Handled {
-  let text = texts.get(key);
-  if (!text) {
-    const state = file ? readFullTextSnapshot(file) : undefined;
-    text = state ? FullTextIndex.fromState(state) : new FullTextIndex();
-    texts.set(key, text);
-  }
-  const labels = Float64Array.from(text.labelSet());
-  return { result: { labels }, transfer: [labels.buffer] };
+function textOf(key: string): FullTextIndex {
+  return shardOf(key).text;
 }
 
 /**
- * Indexes documents (a label already held is skipped: a replayed write) and, with `embedder`, answers
- * their vectors, made with the shard's statistics, which count the documents just added.
+ * Opens the shard from its snapshot file when there is a usable one, over the index's SQLite file;
+ * answers the labels it holds.
  */
-function add(key: string, labels: Float64Array, fields: string[][], embedderName: string | undefined): Handled {
-  const text = textOf(key);
-  const analyses = fields.map((docFields) => analyzeFields(docFields));
-  for (let i = 0; i < labels.length; i++) text.add(labels[i], analyses[i]);
-  idle.note(labels.length);
-  if (!embedderName) return { result: null };
+function open(key: string, database: string, file: string | undefined): Handled {
+  let shard = shards.get(key);
+  if (!shard) {
+    const connection = databases.get(database) ?? { documents: new ShardDocuments(database), users: 0 };
+    connection.users++;
+    databases.set(database, connection);
+    const state = file ? readFullTextSnapshot(file) : undefined;
+    shard = { text: state ? FullTextIndex.fromState(state) : new FullTextIndex(), database };
+    shards.set(key, shard);
+  }
+  const labels = Float64Array.from(shard.text.labelSet());
+  return { result: { labels }, transfer: [labels.buffer] };
+}
+
+function close(key: string): void {
+  const shard = shards.get(key);
+  if (!shard) return;
+  shards.delete(key);
+  const connection = databases.get(shard.database)!;
+  if (--connection.users > 0) return;
+  databases.delete(shard.database);
+  connection.documents.close();
+}
+
+/**
+ * Indexes committed documents, read from SQLite (a label already held is skipped: a replayed write;
+ * one that no longer exists is skipped too), and with `embedder` answers the codes of their vectors,
+ * made with the shard's statistics, which count the documents just added.
+ */
+function add(key: string, labels: Float64Array, embedderName: string | undefined): Handled {
+  const { text, database } = shardOf(key);
+  const stored = databases.get(database)!.documents.texts(labels);
+  const analyses = stored.map((doc) => analyzeFields(doc.fields));
+  for (let i = 0; i < stored.length; i++) text.add(stored[i].label, analyses[i]);
+  idle.note(stored.length);
+  const found = Float64Array.from(stored, (doc) => doc.label);
+  if (!embedderName) return { result: { labels: found }, transfer: [found.buffer] };
   const embedder = embedderNamed(embedderName);
   const started = performance.now();
   const vectors = embedder.embedTerms!(analyses, text);
@@ -123,14 +156,17 @@ function add(key: string, labels: Float64Array, fields: string[][], embedderName
     if (vector.length + 4 !== size) throw new Error(`embedder produced ${vector.length} dimensions`);
     codes.set(encodeVector(normalize(vector)), i * size);
   });
-  return { result: { codes, seconds: (performance.now() - started) / 1000 }, transfer: [codes.buffer] };
+  return {
+    result: { labels: found, codes, seconds: (performance.now() - started) / 1000 },
+    transfer: [found.buffer, codes.buffer],
+  };
 }
 
 /** Vectors of documents that are not written yet, with the shard's statistics (when it is open). */
 function embed(key: string | undefined, fields: string[][], embedderName: string): Handled {
   const embedder = embedderNamed(embedderName);
   const analyses = fields.map((docFields) => analyzeFields(docFields));
-  const text = key === undefined ? undefined : texts.get(key);
+  const text = key === undefined ? undefined : shards.get(key)?.text;
   const started = performance.now();
   const vectors = packVectors(embedder.embedTerms!(analyses, withBatch(text, analyses)), embedder.dimensions!);
   return {

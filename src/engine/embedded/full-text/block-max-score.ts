@@ -70,6 +70,7 @@ export class BlockMaxScore {
     }
     if (active.length === 0 || total * SLACK < this.threshold) return;
     const { live, labels, blockLast } = segment;
+    const { filter } = this;
     const size = segment.size;
     const prefix = this.prefix;
     for (let first = 0; first < size; ) {
@@ -97,6 +98,8 @@ export class BlockMaxScore {
       }
       for (let i = essential; i < count; i++) active[i].accumulate(first, last, sums, seen, segment.lengths);
       const rest = essential > 0 ? prefix[essential - 1] : 0;
+      // What the essential terms must add up to for a candidate to be completed.
+      let need = this.threshold / SLACK - rest;
       const words = ((last - first) >>> 5) + 1;
       for (let w = 0; w < words; w++) {
         let word = seen[w];
@@ -108,9 +111,10 @@ export class BlockMaxScore {
           const partial = sums[slot];
           sums[slot] = 0;
           const doc = first + slot;
-          if (live[doc] === 0 || (partial + rest) * SLACK < this.threshold) continue;
-          if (this.filter && !this.filter.has(labels[doc])) continue;
+          if (live[doc] === 0 || partial < need) continue;
+          if (filter !== undefined && !filter.has(labels[doc])) continue;
           this.scoreCandidate(segment, doc, essential, partial);
+          need = this.threshold / SLACK - rest;
         }
       }
       first = last + 1;

@@ -328,8 +328,9 @@ export class FullTextIndex implements TermStatistics {
       return top.sorted();
     }
     const scorer = new BlockMaxScore(cursors, k, this.averageLength(statistics), filter);
-    for (const segment of this.segments) scorer.search(segment);
+    // Smallest first: what they put in the top k lets more of the larger ones be skipped.
     scorer.searchBuffer(this.buffer);
+    for (let s = this.segments.length - 1; s >= 0; s--) scorer.search(this.segments[s]);
     return scorer.results();
   }
 

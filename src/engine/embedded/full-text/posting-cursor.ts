@@ -2,6 +2,9 @@ import { BLOCK_SIZE } from './block-codec.js';
 import { contribution, lengthNorm } from './bm25.js';
 import type { Segment } from './segment.js';
 
+/** Blocks a window bound is taken over at most; past them the term's bound in the segment serves. */
+const WINDOW_BLOCKS = 8;
+
 /** A query term as scored: its text (for the canonical order), global id and IDF. */
 export interface ScoredTerm {
   term: string;
@@ -29,7 +32,10 @@ export class PostingCursor {
   /** Whether the frequencies of the decoded block are in {@link tfs} (they are decoded only for accumulation). */
   private tfsDecoded = false;
   private count = 0;
+  /** Lookup position in the decoded block (see {@link tfAt}). */
   private position = 0;
+  /** Accumulation position in the decoded block (see {@link accumulate}). */
+  private accumulated = 0;
   private boundBlock = -1;
   private bound = 0;
   /** Scratch of the block-max search: the term's bound over the current window, and whether it leads there. */
@@ -79,15 +85,20 @@ export class PostingCursor {
     return this.block < this.end;
   }
 
-  /** The largest {@link blockBound} of the blocks that may hold documents up to `last` (from `block`). */
+  /**
+   * An upper bound of the term's contribution to documents up to `last` (from `block`): the
+   * largest {@link blockBound} of the blocks there, or the {@link termBound} when they are many.
+   */
   windowMax(last: number): number {
     const segment = this.segment!;
+    const end = Math.min(this.end, this.block + WINDOW_BLOCKS);
     let max = 0;
-    for (let b = this.block; b < this.end && segment.blockStart(this.term, b) <= last; b++) {
+    let b = this.block;
+    for (; b < end && segment.blockStart(this.term, b) <= last; b++) {
       const bound = this.blockBound(b);
       if (bound > max) max = bound;
     }
-    return max;
+    return b === end && b < this.end && segment.blockStart(this.term, b) <= last ? this.termBound() : max;
   }
 
   /**
@@ -104,15 +115,20 @@ export class PostingCursor {
         segment.decodeTfs(b, count, tfs);
         this.tfsDecoded = true;
       }
-      let i = 0;
+      // Windows ascend: a block spanning several is resumed where the previous window stopped.
+      let i = this.accumulated;
       while (docs[i] < first) i++;
       for (; i < count; i++) {
         const doc = docs[i];
-        if (doc > last) return;
+        if (doc > last) {
+          this.accumulated = i;
+          return;
+        }
         const slot = doc - first;
         sums[slot] += contribution(idf, tfs[i], lengthNorm(lengths[doc], average));
         seen[slot >>> 5] |= 1 << (slot & 31);
       }
+      this.accumulated = count;
     }
   }
 
@@ -147,6 +163,7 @@ export class PostingCursor {
     this.tfsDecoded = false;
     this.decoded = block;
     this.position = 0;
+    this.accumulated = 0;
   }
 
   /** The first block from `from` whose last document is at least `target` (`end` if none), galloping. */

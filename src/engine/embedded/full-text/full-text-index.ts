@@ -27,7 +27,7 @@ const BUFFER_DOCUMENTS = 4096;
 const BUFFER_ENTRIES = 1 << 18;
 /** The buffer while {@link FullTextIndex.fromState} loads: larger, so that loading merges less. */
 const BULK_DOCUMENTS = 1 << 16;
-const BULK_ENTRIES = 1 << 22;
+const BULK_ENTRIES = 1 << 20;
 /** Segments of one size class are merged when there are this many (see {@link sizeClass}). */
 const MERGE_FACTOR = 4;
 /**

@@ -3,41 +3,66 @@ import type { DocumentBuffer } from './document-buffer.js';
 import type { Segment } from './segment.js';
 import { SegmentWriter } from './segment-writer.js';
 
-/** The live documents of a buffer as a segment (removed ones dropped, the others renumbered in order). */
+/**
+ * The live documents of a buffer as a segment (removed ones dropped, the others renumbered in
+ * order). The entries are inverted by a counting sort on term, sequential passes over them rather
+ * than a walk of the terms' chains, which would wait on a cache miss at every step.
+ */
 export function sealBuffer(buffer: DocumentBuffer): Segment {
-  const { count, starts, live } = buffer;
-  const terms = buffer.termCount;
-  const writer = new SegmentWriter(count - buffer.dead, {
-    forwardBytes: buffer.entries * 2,
-    terms,
-    blocks: terms + (buffer.entries >>> 7),
-    words: (buffer.entries >>> 1) + terms * 2,
-  });
+  const { count, starts, live, termIds } = buffer;
+  const ids = buffer.termsAscending();
+  const terms = ids.length;
+  // Each term's position in ascending order, by term id.
+  const rank = new Int32Array(ids.length > 0 ? ids[terms - 1] + 1 : 0);
+  for (let r = 0; r < terms; r++) rank[ids[r]] = r;
   const local = new Int32Array(count);
-  let ids = new Uint32Array(256);
+  const termStart = new Int32Array(terms + 1);
+  let documents = 0;
   for (let doc = 0; doc < count; doc++) {
     if (!live[doc]) {
       local[doc] = -1;
       continue;
     }
-    const terms = starts[doc + 1] - starts[doc];
-    if (terms > ids.length) ids = new Uint32Array(terms * 2);
-    ids.set(buffer.termIds.subarray(starts[doc], starts[doc + 1]));
-    ids.subarray(0, terms).sort();
-    local[doc] = writer.addDocumentTerms(buffer.labels[doc], buffer.lengths[doc], ids, terms);
+    local[doc] = documents++;
+    for (let entry = starts[doc]; entry < starts[doc + 1]; entry++) termStart[rank[termIds[entry]] + 1]++;
   }
-  const docs = new Int32Array(writer.documents);
-  const tfs = new Int32Array(writer.documents);
-  const { head, next, docOf } = buffer;
-  for (const id of buffer.termsAscending()) {
-    let n = 0;
-    for (let entry = head[id]; entry >= 0; entry = next[entry]) {
-      const doc = local[docOf[entry]];
-      if (doc < 0) continue;
-      docs[n] = doc;
-      tfs[n++] = buffer.tfs[entry];
+  for (let r = 0; r < terms; r++) termStart[r + 1] += termStart[r];
+  const postings = termStart[terms];
+  const docs = new Int32Array(postings);
+  const tfs = new Int32Array(postings);
+  const next = termStart.slice(0, terms);
+  for (let doc = 0; doc < count; doc++) {
+    if (local[doc] < 0) continue;
+    for (let entry = starts[doc]; entry < starts[doc + 1]; entry++) {
+      const p = next[rank[termIds[entry]]]++;
+      docs[p] = local[doc];
+      tfs[p] = buffer.tfs[entry];
     }
-    if (n > 0) writer.addTerm(id, docs, tfs, n);
+  }
+  // Each document's term ids, ascending: the terms in order, scattered to their documents.
+  const forwardStart = new Int32Array(documents + 1);
+  for (let doc = 0; doc < count; doc++) {
+    if (local[doc] >= 0) forwardStart[local[doc] + 1] = starts[doc + 1] - starts[doc];
+  }
+  for (let doc = 0; doc < documents; doc++) forwardStart[doc + 1] += forwardStart[doc];
+  const forward = new Uint32Array(postings);
+  const forwardNext = forwardStart.slice(0, documents);
+  for (let r = 0; r < terms; r++) {
+    for (let p = termStart[r]; p < termStart[r + 1]; p++) forward[forwardNext[docs[p]]++] = ids[r];
+  }
+  const writer = new SegmentWriter(documents, {
+    forwardBytes: postings * 2,
+    terms,
+    blocks: terms + (postings >>> 7),
+    words: (postings >>> 1) + terms * 2,
+  });
+  for (let doc = 0; doc < count; doc++) {
+    const d = local[doc];
+    if (d >= 0)
+      writer.addDocumentTerms(buffer.labels[doc], buffer.lengths[doc], forward, forwardStart[d], forwardStart[d + 1]);
+  }
+  for (let r = 0; r < terms; r++) {
+    if (termStart[r + 1] > termStart[r]) writer.addTerm(ids[r], docs, tfs, termStart[r], termStart[r + 1]);
   }
   return writer.finish(buffer.base);
 }
@@ -102,7 +127,7 @@ export function mergeSegments(segments: readonly Segment[]): Segment {
         }
       }
     }
-    if (n > 0) writer.addTerm(id, docs, tfs, n);
+    if (n > 0) writer.addTerm(id, docs, tfs, 0, n);
   }
   return writer.finish(segments[0].base);
 }

@@ -73,22 +73,22 @@ export class SegmentWriter {
     return doc;
   }
 
-  /** Appends a document given its term ids, ascending (`ids[0 .. count]`); returns its local number. */
-  addDocumentTerms(label: number, length: number, ids: Uint32Array, count: number): number {
+  /** Appends a document given its term ids, ascending (`ids[from .. to]`); returns its local number. */
+  addDocumentTerms(label: number, length: number, ids: Uint32Array, from: number, to: number): number {
     const doc = this.documents++;
     this.labels[doc] = label;
     this.lengths[doc] = length;
     const offset = this.forwardOffsets[doc];
-    this.forward = reserve(this.forward, offset + count * MAX_TERM_ID_BYTES);
-    this.forwardOffsets[doc + 1] = encodeTermIds(ids, count, this.forward, offset);
+    this.forward = reserve(this.forward, offset + (to - from) * MAX_TERM_ID_BYTES);
+    this.forwardOffsets[doc + 1] = encodeTermIds(ids, from, to, this.forward, offset);
     return doc;
   }
 
   /**
-   * Appends the postings of term `id` (above the previous term's): ascending local numbers of
-   * documents already added, and weighted frequencies (1 to 65535).
+   * Appends the postings `[from, to)` of term `id` (above the previous term's): ascending local
+   * numbers of documents already added, and weighted frequencies (1 to 65535).
    */
-  addTerm(id: number, docs: Int32Array, tfs: Int32Array, count: number): void {
+  addTerm(id: number, docs: Int32Array, tfs: Int32Array, from: number, to: number): void {
     const t = this.termCount++;
     if (t + 1 === this.terms.length) {
       const size = this.terms.length * 2;
@@ -99,13 +99,13 @@ export class SegmentWriter {
       this.termMinLength = reserve(this.termMinLength, size);
     }
     this.terms[t] = id;
-    this.termPostings[t] = count;
+    this.termPostings[t] = to - from;
     let termMaxTf = 0;
     let termMinLength = 0xffffffff;
-    for (let start = 0; start < count; start += BLOCK_SIZE) {
-      const end = Math.min(count, start + BLOCK_SIZE);
+    for (let start = from; start < to; start += BLOCK_SIZE) {
+      const end = Math.min(to, start + BLOCK_SIZE);
       const n = end - start;
-      let previous = start === 0 ? -1 : docs[start - 1];
+      let previous = start === from ? -1 : docs[start - 1];
       let gapBits = 0;
       let tfBits = 0;
       let maxTf = 0;

@@ -188,11 +188,11 @@ export class Segment implements SegmentParts {
   }
 }
 
-/** Appends the variable-byte gaps of ascending term ids to `out` from `offset`; returns the end. */
-export function encodeTermIds(ids: Uint32Array, count: number, out: Uint8Array, offset: number): number {
+/** Appends the variable-byte gaps of ascending term ids `ids[from .. to]` to `out` from `offset`; returns the end. */
+export function encodeTermIds(ids: Uint32Array, from: number, to: number, out: Uint8Array, offset: number): number {
   let o = offset;
   let previous = -1;
-  for (let i = 0; i < count; i++) {
+  for (let i = from; i < to; i++) {
     let gap = ids[i] - previous - 1;
     previous = ids[i];
     while (gap >= 0x80) {

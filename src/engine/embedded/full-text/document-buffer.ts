@@ -47,9 +47,15 @@ export class DocumentBuffer {
     this.next = new Int32Array(entryCapacity);
   }
 
-  /** Whether a document with `terms` entries fits; an empty buffer makes room for any document. */
+  /**
+   * Whether a document with `terms` entries fits. An empty buffer makes room for any document (its
+   * entry arrays are back to their usual capacity when it is cleared).
+   */
   fits(terms: number): boolean {
-    if (this.count === 0 && terms > this.termIds.length) this.growEntries(terms);
+    if (this.count === 0) {
+      if (terms > this.termIds.length) this.growEntries(terms);
+      return true;
+    }
     return this.count < this.documentCapacity && this.entries + terms <= this.termIds.length;
   }
 

@@ -236,6 +236,19 @@ describe('full-text index in segments', () => {
     }
   });
 
+  it('takes a document with more terms than its buffer holds', () => {
+    const index = new FullTextIndex(SMALL);
+    const docs = corpus(300, 29);
+    const huge = Array.from({ length: 6000 }, (_, i) => `huge${i}`).join(' ');
+    for (const [i, fields] of docs.entries()) index.add(i + 1, analyzeFields(i === 150 ? [huge] : fields));
+    expect(index.search(analyzeQuery('huge5999 huge0'), 1)).toEqual([{ label: 151, score: expect.any(Number) }]);
+    expect(index.documentFrequency('huge4000')).toBe(1);
+    for (const query of queries(docs, 30, 6))
+      expect(index.search(query, 10)).toEqual(index.searchExhaustive(query, 10));
+    index.remove(151);
+    expect(index.knows('huge4000')).toBe(false);
+  });
+
   it('forgets terms no document holds any more, and numbers terms afresh', () => {
     const index = new FullTextIndex(SMALL);
     for (let label = 1; label <= 6000; label++) index.add(label, analyzeFields([`common unique${label}`]));

@@ -512,7 +512,10 @@ export class FullTextIndex implements TermStatistics {
     tfs: ArrayLike<number>,
     countTrigrams = true,
   ): void {
-    if (!this.buffer.fits(ids.length)) this.seal();
+    if (!this.buffer.fits(ids.length)) {
+      this.seal();
+      this.buffer.fits(ids.length);
+    }
     const doc = this.buffer.add(label, length, ids, tfs, this.dictionary.size);
     this.ordinalOf.set(label, this.buffer.base + doc);
     for (let i = 0; i < ids.length; i++) {

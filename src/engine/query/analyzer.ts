@@ -1,5 +1,5 @@
 import { stem } from 'porter2';
-import { tokenize } from './text-tokens.js';
+import { scanWords, tokenize, type Words } from './text-tokens.js';
 
 /*
  * Text analysis for full-text search: words folded (lowercase, diacritics removed), stemmed with
@@ -30,10 +30,104 @@ export const SHORT_FIELD_WORDS = 16;
  */
 export const SHORT_FIELD_WEIGHT = 2;
 
+/** Words held at most per slot, as a share of the slots (open addressing stays short-probed below it). */
+const MAX_LOAD = 0.5;
+
+/**
+ * Folded words (lowercase letters and digits) mapped to values, in an open-addressing table that
+ * can also be probed with a word still inside an ASCII text (its start and end there), so that
+ * the words of a document already met need neither a string of their own nor a lowercased copy
+ * of the text: its characters are hashed and compared where they are, folded on the fly.
+ */
+export class WordMemory<V> {
+  /** Each slot's word hash (0: empty), word and value. */
+  private hashes = new Int32Array(1024);
+  private words: (string | undefined)[] = new Array(1024).fill(undefined);
+  private values: (V | undefined)[] = new Array(1024).fill(undefined);
+  /** Words held. */
+  size = 0;
+
+  /** The slot of `word`, or -1. */
+  find(word: string): number {
+    const hash = wordHash(word, 0, word.length, false);
+    const mask = this.hashes.length - 1;
+    for (let slot = hash & mask; this.hashes[slot] !== 0; slot = (slot + 1) & mask) {
+      if (this.hashes[slot] === hash && this.words[slot] === word) return slot;
+    }
+    return -1;
+  }
+
+  /** The slot of the word `text[start .. end]` (ASCII letters and digits, folded to lowercase), or -1. */
+  findIn(text: string, start: number, end: number): number {
+    const hash = wordHash(text, start, end, true);
+    const mask = this.hashes.length - 1;
+    for (let slot = hash & mask; this.hashes[slot] !== 0; slot = (slot + 1) & mask) {
+      if (this.hashes[slot] === hash && sameWord(this.words[slot]!, text, start, end)) return slot;
+    }
+    return -1;
+  }
+
+  /** Adds `word` (not held) with `value`; returns its slot. */
+  insert(word: string, value: V): number {
+    if (this.size + 1 > this.hashes.length * MAX_LOAD) this.rehash(this.hashes.length * 2);
+    const hash = wordHash(word, 0, word.length, false);
+    const mask = this.hashes.length - 1;
+    let slot = hash & mask;
+    while (this.hashes[slot] !== 0) slot = (slot + 1) & mask;
+    this.hashes[slot] = hash;
+    this.words[slot] = word;
+    this.values[slot] = value;
+    this.size++;
+    return slot;
+  }
+
+  wordAt(slot: number): string {
+    return this.words[slot]!;
+  }
+
+  valueAt(slot: number): V {
+    return this.values[slot]!;
+  }
+
+  clear(): void {
+    this.hashes.fill(0);
+    this.words.fill(undefined);
+    this.values.fill(undefined);
+    this.size = 0;
+  }
+
+  private rehash(slots: number): void {
+    const { hashes, words, values } = this;
+    this.hashes = new Int32Array(slots);
+    this.words = new Array(slots).fill(undefined);
+    this.values = new Array(slots).fill(undefined);
+    this.size = 0;
+    for (let slot = 0; slot < hashes.length; slot++) if (hashes[slot] !== 0) this.insert(words[slot]!, values[slot]!);
+  }
+}
+
+/**
+ * FNV-1a of the characters `text[start .. end]`, each folded to lowercase when `fold` (ASCII: a
+ * letter's bit 0x20 set; digits have it already); never 0, which marks an empty slot.
+ */
+function wordHash(text: string, start: number, end: number, fold: boolean): number {
+  const mask = fold ? 0x20 : 0;
+  let hash = 0x811c9dc5 | 0;
+  for (let i = start; i < end; i++) hash = Math.imul(hash ^ (text.charCodeAt(i) | mask), 0x01000193);
+  return hash | 1;
+}
+
+/** Whether `word` is `text[start .. end]` folded to lowercase (see {@link wordHash}). */
+function sameWord(word: string, text: string, start: number, end: number): boolean {
+  if (word.length !== end - start) return false;
+  for (let i = 0; i < word.length; i++) if (word.charCodeAt(i) !== (text.charCodeAt(start + i) | 0x20)) return false;
+  return true;
+}
+
 /** Words remembered with their terms; past this the memory is emptied, between two analyses. */
 export const MAX_CACHED_STEMS = 200_000;
 /** Folded word → its term; and term text → term, so that every word with one stem shares one object. */
-const termsByWord = new Map<string, Term>();
+const termsByWord = new WordMemory<Term>();
 const termsByText = new Map<string, Term>();
 
 /**
@@ -73,17 +167,19 @@ export class Term {
  * memory is bounded between analyses instead (see {@link boundTermMemory}).
  */
 function termOf(token: string): Term {
-  let term = termsByWord.get(token);
+  const slot = termsByWord.find(token);
+  return slot >= 0 ? termsByWord.valueAt(slot) : termsByWord.valueAt(remember(token));
+}
+
+/** Adds a folded word (not held) to the word memory with its term; returns its slot there. */
+function remember(word: string): number {
+  const text = word.length < 3 || /^\p{N}+$/u.test(word) ? word : stem(word);
+  let term = termsByText.get(text);
   if (term === undefined) {
-    const text = token.length < 3 || /^\p{N}+$/u.test(token) ? token : stem(token);
-    term = termsByText.get(text);
-    if (term === undefined) {
-      term = new Term(text);
-      termsByText.set(text, term);
-    }
-    termsByWord.set(token, term);
+    term = new Term(text);
+    termsByText.set(text, term);
   }
-  return term;
+  return termsByWord.insert(word, term);
 }
 
 /** Empties the word memory once it holds {@link MAX_CACHED_STEMS} words (called before an analysis). */
@@ -131,36 +227,50 @@ let analyses = 0;
 
 /** Analyzes the string fields of a document (in order). */
 export function analyzeFields(fields: readonly string[]): AnalyzedDocument {
-  const tokenized = fields.map(tokenize);
   let longest = 0;
-  for (const tokens of tokenized) longest = Math.max(longest, tokens.length);
-  // Words are counted first and each distinct word stemmed once (most words repeat).
-  const words = new Map<string, number>();
-  let length = 0;
-  for (const tokens of tokenized) {
-    const weight = tokens.length <= SHORT_FIELD_WORDS && tokens.length < longest ? SHORT_FIELD_WEIGHT : 1;
-    length += weight * tokens.length;
-    for (const token of tokens) words.set(token, (words.get(token) ?? 0) + weight);
-  }
+  fields.forEach((field, f) => {
+    if (f === fieldWords.length) fieldWords.push({ bounds: new Int32Array(256), count: 0, strings: [], ascii: true });
+    longest = Math.max(longest, scanWords(field, fieldWords[f]).count);
+  });
   boundTermMemory();
+  // Each word's term comes from the word memory; a term's first word is its surface form.
   const stamp = ++analyses;
   const terms: Term[] = [];
   const frequencies: number[] = [];
   const surfaces: string[] = [];
-  for (const [word, count] of words) {
-    const term = termOf(word);
-    if (term.stamp === stamp) {
-      frequencies[term.position] += count;
-    } else {
-      term.stamp = stamp;
-      term.position = terms.length;
-      terms.push(term);
-      frequencies.push(count);
-      surfaces.push(word);
+  let length = 0;
+  fields.forEach((field, f) => {
+    const { bounds, count, strings } = fieldWords[f];
+    const weight = count <= SHORT_FIELD_WORDS && count < longest ? SHORT_FIELD_WEIGHT : 1;
+    length += weight * count;
+    for (let i = 0; i < count * 2; i += 2) {
+      const start = bounds[i];
+      let slot: number;
+      if (start < 0) {
+        const token = strings[bounds[i + 1]];
+        slot = termsByWord.find(token);
+        if (slot < 0) slot = remember(token);
+      } else {
+        slot = termsByWord.findIn(field, start, bounds[i + 1]);
+        if (slot < 0) slot = remember(field.slice(start, bounds[i + 1]).toLowerCase());
+      }
+      const term = termsByWord.valueAt(slot);
+      if (term.stamp === stamp) {
+        frequencies[term.position] += weight;
+      } else {
+        term.stamp = stamp;
+        term.position = terms.length;
+        terms.push(term);
+        frequencies.push(weight);
+        surfaces.push(termsByWord.wordAt(slot));
+      }
     }
-  }
+  });
   return { terms, frequencies, surfaces, length };
 }
+
+/** The words of each field of the analysis under way, reused. */
+const fieldWords: Words[] = [];
 
 /** A query's distinct terms in order of appearance, with the folded words they came from. */
 export interface AnalyzedQuery {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeFields, analyzeQuery } from '../../query/analyzer.js';
-import { type CollectionStatistics, FullTextIndex } from './full-text-index.js';
+import { type AnalyzedQuery, analyzeFields, analyzeQuery } from '../../query/analyzer.js';
+import { type CollectionStatistics, FullTextIndex, type FullTextIndexOptions } from './full-text-index.js';
 
 /** mulberry32: a seeded generator, so the random corpora are the same on every run. */
 function random(seed: number): () => number {
@@ -106,18 +106,23 @@ describe('full-text index', () => {
     }
   });
 
-  it('restricts to a filter set, by direct scoring or with pruning', () => {
+  it.each([
+    ['its buffer', undefined],
+    ['segments', { bufferDocuments: 40, bufferEntries: 4096 }],
+  ])('restricts to a filter set, by direct scoring or with pruning, in %s', (_, options) => {
     const docs = corpus(6000, 11);
-    const index = new FullTextIndex();
+    const index = new FullTextIndex(options);
     for (const [i, fields] of docs.entries()) index.add(i + 1, analyzeFields(fields));
-    const query = analyzeQuery(docs[0][0]);
-    for (const share of [0.01, 0.9]) {
-      const allowed = new Set(docs.map((_, i) => i + 1).filter((label) => (label * 7919) % 1000 < share * 1000));
-      const expected = index
-        .searchExhaustive(query, 6000)
-        .filter((hit) => allowed.has(hit.label))
-        .slice(0, 10);
-      expect(index.search(query, 10, allowed)).toEqual(expected);
+    for (const fields of docs.slice(0, 20)) {
+      const query = analyzeQuery(fields[0]);
+      for (const share of [0.01, 0.9]) {
+        const allowed = new Set(docs.map((_, i) => i + 1).filter((label) => (label * 7919) % 1000 < share * 1000));
+        const expected = index
+          .searchExhaustive(query, 6000)
+          .filter((hit) => allowed.has(hit.label))
+          .slice(0, 10);
+        expect(index.search(query, 10, allowed)).toEqual(expected);
+      }
     }
   });
 
@@ -159,6 +164,102 @@ describe('full-text index', () => {
     expect(index.spellingCandidates('zzzz', 1)).toEqual([]);
     index.remove(1);
     expect(index.spellingCandidates('clownfsh', 1)).toEqual([]);
+  });
+});
+
+/** An index of `docs` labelled from 1, its buffer as given (a small one makes many segments). */
+function indexOf(docs: string[][], options?: FullTextIndexOptions): FullTextIndex {
+  const index = new FullTextIndex(options);
+  for (const [i, fields] of docs.entries()) index.add(i + 1, analyzeFields(fields));
+  return index;
+}
+
+/** Queries of 1 to 6 words from the documents' first fields, and some whole documents (many words). */
+function queries(docs: string[][], count: number, seed: number): AnalyzedQuery[] {
+  const next = random(seed);
+  return Array.from({ length: count }, (_, q) => {
+    const fields = docs[Math.floor(next() * docs.length)];
+    if (q % 5 === 4) return analyzeQuery(fields.join(' '));
+    return analyzeQuery(
+      fields[0]
+        .split(' ')
+        .slice(0, 1 + (q % 6))
+        .join(' '),
+    );
+  });
+}
+
+const SMALL: FullTextIndexOptions = { bufferDocuments: 40, bufferEntries: 4096 };
+
+describe('full-text index in segments', () => {
+  it('answers exactly as exhaustive scoring and as an unsegmented index, across seals and merges', () => {
+    const docs = corpus(4000, 13);
+    const segmented = indexOf(docs, SMALL);
+    const buffered = indexOf(docs);
+    expect(segmented.stats().segments).toBeGreaterThan(1);
+    expect(buffered.stats().segments).toBe(0);
+    for (const query of queries(docs, 150, 2)) {
+      for (const k of [1, 10, 50]) {
+        const top = segmented.search(query, k);
+        expect(top).toEqual(segmented.searchExhaustive(query, k));
+        expect(top).toEqual(buffered.search(query, k));
+      }
+    }
+    const labels = [1, 2, 3, 500, 1999, 4000, 4001];
+    for (const query of queries(docs, 20, 3))
+      expect(segmented.scores(query, labels)).toEqual(buffered.scores(query, labels));
+  });
+
+  it('after removals and re-additions, answers and counts as an index of its live documents alone', () => {
+    const docs = corpus(4000, 23);
+    const index = indexOf(docs, SMALL);
+    const next = random(77);
+    const removed = new Set<number>();
+    while (removed.size < 2000) removed.add(1 + Math.floor(next() * 4000));
+    for (const label of removed) expect(index.remove(label)).toBe(true);
+    for (let i = 0; i < 400; i++) index.add(10_000 + i, analyzeFields(docs[i]));
+    const live = [...index.labelSet()].sort((a, b) => a - b);
+    expect(live.length).toBe(2400);
+    // Removed documents go when their segments are merged or rewritten.
+    expect(index.stats().ordinals).toBeLessThan(2400 + 2000 / 2);
+    const fresh = new FullTextIndex(SMALL);
+    for (const label of live) fresh.add(label, analyzeFields(docs[(label > 4000 ? label - 10_000 : label - 1) % 4000]));
+    for (const query of queries(docs, 100, 5)) {
+      for (const k of [10, 50]) {
+        expect(index.search(query, k)).toEqual(index.searchExhaustive(query, k));
+        expect(index.search(query, k)).toEqual(fresh.search(query, k));
+      }
+      for (const term of query.terms) expect(index.documentFrequency(term)).toBe(fresh.documentFrequency(term));
+    }
+    for (const trigram of ['#w1', 'w1x', '0xa', 'xb#']) {
+      expect(index.trigramFrequency(trigram)).toBe(fresh.trigramFrequency(trigram));
+    }
+  });
+
+  it('takes a document with more terms than its buffer holds', () => {
+    const index = new FullTextIndex(SMALL);
+    const docs = corpus(300, 29);
+    const huge = Array.from({ length: 6000 }, (_, i) => `huge${i}`).join(' ');
+    for (const [i, fields] of docs.entries()) index.add(i + 1, analyzeFields(i === 150 ? [huge] : fields));
+    expect(index.search(analyzeQuery('huge5999 huge0'), 1)).toEqual([{ label: 151, score: expect.any(Number) }]);
+    expect(index.documentFrequency('huge4000')).toBe(1);
+    for (const query of queries(docs, 30, 6))
+      expect(index.search(query, 10)).toEqual(index.searchExhaustive(query, 10));
+    index.remove(151);
+    expect(index.knows('huge4000')).toBe(false);
+  });
+
+  it('forgets terms no document holds any more, and numbers terms afresh', () => {
+    const index = new FullTextIndex(SMALL);
+    for (let label = 1; label <= 6000; label++) index.add(label, analyzeFields([`common unique${label}`]));
+    const before = index.stats().terms;
+    for (let label = 1; label <= 5500; label++) index.remove(label);
+    expect(before).toBe(6001);
+    expect(index.stats().terms).toBeLessThan(2000);
+    expect(index.knows('unique5999')).toBe(true);
+    expect(index.knows('unique1')).toBe(false);
+    expect(index.search(analyzeQuery('unique5999 common'), 1)[0].label).toBe(5999);
+    expect(index.documentFrequency('common')).toBe(500);
   });
 });
 

@@ -4,13 +4,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { analyzeFields, analyzeQuery } from '../../query/analyzer.js';
 import { tempDir } from '../../test-fixtures.js';
 import { descriptorsCanRunOut, withoutDescriptors } from '../descriptor-hoard.test-fixtures.js';
-import { FullTextIndex } from './full-text-index.js';
+import { FullTextIndex, type FullTextIndexOptions } from './full-text-index.js';
 import { readFullTextSnapshot, writeFullTextSnapshot } from './full-text-snapshot.js';
 
 const WORDS = 'apple banana cherry delta echo falcon garden harbor island jungle kettle lemon'.split(' ');
 
-function sample(count: number): FullTextIndex {
-  const index = new FullTextIndex();
+function sample(count: number, options?: FullTextIndexOptions): FullTextIndex {
+  const index = new FullTextIndex(options);
   for (let label = 1; label <= count; label++) {
     const words = Array.from({ length: 3 + (label % 7) }, (_, i) => WORDS[(label * (i + 3)) % WORDS.length]);
     index.add(label, analyzeFields([`Title ${WORDS[label % 12]}`, `${words.join(' ')} number${label % 50}`]));
@@ -22,8 +22,11 @@ describe('full-text snapshot', () => {
   const temp = tempDir();
   afterEach(() => fs.rmSync(path.join(temp.dir, 'snap'), { force: true }));
 
-  it('round-trips an index through a file: same documents, same statistics, same answers', async () => {
-    const index = sample(3000);
+  it.each([
+    ['its buffer', undefined],
+    ['segments', { bufferDocuments: 64 }],
+  ])('round-trips an index in %s through a file: same documents, same statistics, same answers', async (_, options) => {
+    const index = sample(3000, options);
     for (let label = 1; label <= 3000; label += 3) index.remove(label); // holes and dead terms
     const file = path.join(temp.dir, 'snap');
     await writeFullTextSnapshot(file, index.toState());

@@ -32,7 +32,7 @@ export class BlockMaxScore {
   private readonly active: PostingCursor[] = [];
   /** Contributions to the candidate being scored, by canonical rank. */
   private readonly contributions: Float64Array;
-  /** Prefix sums of window bounds, then of a candidate's block bounds, by position in {@link active}. */
+  /** Prefix sums of the window bounds, by position in {@link active}. */
   private readonly prefix: Float64Array;
   /** The candidate's frequencies of the non-essential terms, by position in {@link active}. */
   private readonly found: Int32Array;

@@ -4,8 +4,8 @@ import { grow } from './typed-arrays.js';
  * The documents written since the last segment was sealed, uncompressed and numbered locally from
  * 0 (global ordinal = `base` + local number). Each document's (term id, frequency) entries sit one
  * after another, and the entries of one term are chained in document order (`head`/`next` by term
- * id), so a query reads a term's postings here without scanning every entry, and sealing inverts
- * the buffer by walking the chains. Its arrays have a fixed capacity, reused after every seal.
+ * id), so a query reads a term's postings here without scanning every entry. Its arrays have a
+ * fixed capacity, reused after every seal.
  */
 export class DocumentBuffer {
   /** Documents held (live and removed). */
@@ -97,11 +97,6 @@ export class DocumentBuffer {
     if (this.live[doc] === 0) return;
     this.live[doc] = 0;
     this.dead++;
-  }
-
-  /** Distinct terms held. */
-  get termCount(): number {
-    return this.touchedCount;
   }
 
   /** Ids of the terms held, ascending. */

@@ -32,12 +32,20 @@ export function scoreDocuments(
     open.push(cursor);
   }
   if (open.length === 0) return;
+  // Few documents far apart: each would cost a block decoded per term, so the terms a document
+  // lacks are first told by its forward entries.
+  const sparse = docs.length * SPARSE < segment.size;
+  open.sort((a, b) => a.id - b.id);
+  const ids = Int32Array.from(open, (cursor) => cursor.id);
+  const held = new Uint8Array(open.length).fill(1);
   const contributions = new Float64Array(terms);
   for (let i = 0; i < docs.length; i++) {
     const doc = docs[i];
+    if (sparse) segment.holds(doc, ids, held);
     let any = false;
-    for (const cursor of open) {
-      const tf = cursor.tfAt(doc);
+    for (let c = 0; c < open.length; c++) {
+      const cursor = open[c];
+      const tf = held[c] ? cursor.tfAt(doc) : 0;
       contributions[cursor.rank] = tf > 0 ? cursor.score(tf, segment.lengths[doc]) : 0;
       any ||= tf > 0;
     }
@@ -47,6 +55,9 @@ export function scoreDocuments(
     visit(doc, score);
   }
 }
+
+/** Documents are sparse when fewer than one in this many of a segment's are scored. */
+const SPARSE = 256;
 
 /** Local numbers of the documents of `segment` holding a term of `cursors`, ascending. */
 export function matchingDocuments(segment: Segment, cursors: readonly PostingCursor[]): Int32Array {

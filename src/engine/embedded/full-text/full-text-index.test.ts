@@ -236,6 +236,39 @@ describe('full-text index in segments', () => {
     }
   });
 
+  it('scores exactly BM25 computed directly from the analyses of its live documents', () => {
+    const docs = corpus(3000, 31);
+    const index = indexOf(docs, SMALL);
+    for (let label = 1; label <= 3000; label += 3) index.remove(label);
+    const live = docs
+      .map((fields, i) => ({ label: i + 1, analysis: analyzeFields(fields) }))
+      .filter((doc) => doc.label % 3 !== 1);
+    const average = live.reduce((sum, doc) => sum + doc.analysis.length, 0) / live.length;
+    const df = new Map<string, number>();
+    for (const { analysis } of live) for (const term of analysis.terms) df.set(term.text, (df.get(term.text) ?? 0) + 1);
+    for (const query of queries(docs, 40, 9)) {
+      const terms = query.terms.filter((term) => df.has(term)).sort();
+      const expected = live
+        .map(({ label, analysis }) => {
+          const norm = 1.2 * (1 - 0.75 + (0.75 * analysis.length) / average);
+          let score = 0;
+          for (const term of terms) {
+            const at = analysis.terms.findIndex((t) => t.text === term);
+            if (at < 0) continue;
+            const tf = analysis.frequencies[at];
+            const n = df.get(term)!;
+            const idf = Math.log(1 + (live.length - n + 0.5) / (n + 0.5));
+            score += (idf * tf * (1.2 + 1)) / (tf + norm);
+          }
+          return { label, score };
+        })
+        .filter((hit) => hit.score > 0)
+        .sort((a, b) => b.score - a.score || a.label - b.label)
+        .slice(0, 10);
+      expect(index.search(query, 10)).toEqual(expected);
+    }
+  });
+
   it('takes a document with more terms than its buffer holds', () => {
     const index = new FullTextIndex(SMALL);
     const docs = corpus(300, 29);

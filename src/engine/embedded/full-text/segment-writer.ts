@@ -9,6 +9,11 @@ function reserve<T extends Uint8Array | Uint16Array | Uint32Array>(array: T, siz
   return grown;
 }
 
+/** `array` if it has `length` elements, else a copy of its first `length`. */
+function exact<T extends Uint8Array | Uint16Array | Uint32Array | Float64Array>(array: T, length: number): T {
+  return array.length === length ? array : (array.slice(0, length) as T);
+}
+
 /**
  * Builds a {@link Segment}: documents first, in their new local order, then each term's postings
  * in ascending term id. Its arrays grow while it writes; {@link finish} copies them to exact size,
@@ -145,21 +150,21 @@ export class SegmentWriter {
     const terms = this.termCount;
     const blocks = this.blockCount;
     return new Segment(base, {
-      labels: this.labels.slice(0, this.documents),
-      lengths: this.lengths.slice(0, this.documents),
-      forwardOffsets: this.forwardOffsets.slice(0, this.documents + 1),
-      forward: this.forward.slice(0, this.forwardOffsets[this.documents]),
-      terms: this.terms.slice(0, terms),
-      termBlocks: this.termBlocks.slice(0, terms + 1),
-      termPostings: this.termPostings.slice(0, terms),
-      termMaxTf: this.termMaxTf.slice(0, terms),
-      termMinLength: this.termMinLength.slice(0, terms),
-      blockLast: this.blockLast.slice(0, blocks),
-      blockOffsets: this.blockOffsets.slice(0, blocks + 1),
-      blockWidths: this.blockWidths.slice(0, blocks),
-      blockMaxTf: this.blockMaxTf.slice(0, blocks),
-      blockMinLength: this.blockMinLength.slice(0, blocks),
-      data: this.data.slice(0, this.blockOffsets[blocks]),
+      labels: exact(this.labels, this.documents),
+      lengths: exact(this.lengths, this.documents),
+      forwardOffsets: exact(this.forwardOffsets, this.documents + 1),
+      forward: exact(this.forward, this.forwardOffsets[this.documents]),
+      terms: exact(this.terms, terms),
+      termBlocks: exact(this.termBlocks, terms + 1),
+      termPostings: exact(this.termPostings, terms),
+      termMaxTf: exact(this.termMaxTf, terms),
+      termMinLength: exact(this.termMinLength, terms),
+      blockLast: exact(this.blockLast, blocks),
+      blockOffsets: exact(this.blockOffsets, blocks + 1),
+      blockWidths: exact(this.blockWidths, blocks),
+      blockMaxTf: exact(this.blockMaxTf, blocks),
+      blockMinLength: exact(this.blockMinLength, blocks),
+      data: exact(this.data, this.blockOffsets[blocks]),
     });
   }
 

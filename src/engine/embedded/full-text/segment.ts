@@ -156,20 +156,28 @@ export class Segment implements SegmentParts {
 
   /** Calls `visit` with each term id of local document `doc`, ascending. */
   forEachTerm(doc: number, visit: (id: number) => void): void {
-    const bytes = this.forward;
     const end = this.forwardOffsets[doc + 1];
     let id = -1;
-    for (let p = this.forwardOffsets[doc]; p < end; ) {
-      let gap = 0;
-      let shift = 0;
-      let byte: number;
-      do {
-        byte = bytes[p++];
-        gap += (byte & 0x7f) * 2 ** shift;
-        shift += 7;
-      } while (byte & 0x80);
-      id += gap + 1;
+    for (let p = this.forwardOffsets[doc]; p < end; p = gapEnd) {
+      id += readGap(this.forward, p) + 1;
       visit(id);
+    }
+  }
+
+  /**
+   * Sets `held[k]` to whether local document `doc` holds term `ids[k]`, for term ids ascending;
+   * its forward entries are read only as far as the last of them.
+   */
+  holds(doc: number, ids: Int32Array, held: Uint8Array): void {
+    held.fill(0);
+    const end = this.forwardOffsets[doc + 1];
+    const last = ids[ids.length - 1];
+    let k = 0;
+    let id = -1;
+    for (let p = this.forwardOffsets[doc]; p < end && id < last; p = gapEnd) {
+      id += readGap(this.forward, p) + 1;
+      while (ids[k] < id) k++;
+      if (ids[k] === id) held[k] = 1;
     }
   }
 
@@ -186,6 +194,23 @@ export class Segment implements SegmentParts {
     this.live[doc] = 0;
     this.dead++;
   }
+}
+
+/** Where the gap {@link readGap} read last ends. */
+let gapEnd = 0;
+
+/** The variable-byte gap (see {@link encodeTermIds}) at `bytes[p]`; sets {@link gapEnd}. */
+function readGap(bytes: Uint8Array, p: number): number {
+  let gap = 0;
+  let shift = 0;
+  let byte: number;
+  do {
+    byte = bytes[p++];
+    gap |= (byte & 0x7f) << shift;
+    shift += 7;
+  } while (byte & 0x80);
+  gapEnd = p;
+  return gap;
 }
 
 /** Appends the variable-byte gaps of ascending term ids `ids[from .. to]` to `out` from `offset`; returns the end. */

@@ -364,6 +364,26 @@ describe('collection statistics', () => {
     }
   });
 
+  it('drops stop words when another shard holds the other words of the query', () => {
+    const whole = new FullTextIndex();
+    const shards = [new FullTextIndex(), new FullTextIndex()];
+    const docs = [['the river of time'], ['the walrus and the carpenter'], ['of mice and men'], ['walrus tusks']];
+    docs.forEach((fields, i) => {
+      whole.add(i + 1, analyzeFields(fields));
+      // Shard 0 holds no walrus: only the query's stop words.
+      shards[i === 1 || i === 3 ? 1 : 0].add(i + 1, analyzeFields(fields));
+    });
+    const query = analyzeQuery('the walrus');
+    const statistics = union(shards, query.terms);
+    const merged = shards
+      .flatMap((shard) => shard.search(query, 10, undefined, statistics))
+      .sort((a, b) => b.score - a.score || a.label - b.label);
+    expect(merged).toEqual(whole.search(query, 10));
+    expect(merged.map((hit) => hit.label).sort()).toEqual([2, 4]);
+    expect(shards[0].search(query, 10, undefined, statistics)).toEqual([]);
+    expect(shards[0].scores(query, [1, 3], statistics)).toEqual(new Map());
+  });
+
   it('without statistics, scores by its own counts', () => {
     const docs = corpus(500, 8);
     const index = new FullTextIndex();

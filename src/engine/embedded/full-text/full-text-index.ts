@@ -404,14 +404,19 @@ export class FullTextIndex implements TermStatistics {
   private queryTerms(query: AnalyzedQuery, statistics?: CollectionStatistics): ScoredTerm[] {
     const known: (ScoredTerm & { stop: boolean })[] = [];
     const n = statistics ? statistics.documents : this.liveDocuments;
+    // Whether stop words are dropped depends on the collection: a shard holding none of the
+    // query's other words must still drop them when another shard holds one.
+    let content = false;
     query.terms.forEach((term, i) => {
+      const stop = STOP_WORDS.has(query.words[i]);
       const id = this.dictionary.get(term);
-      if (id === undefined || this.dfs[id] === 0) return;
-      const df = statistics ? statistics.documentFrequency(term) : this.dfs[id];
-      known.push({ term, id, idf: inverseDocumentFrequency(n, df), stop: STOP_WORDS.has(query.words[i]) });
+      const localDf = id === undefined ? 0 : this.dfs[id];
+      const df = statistics ? statistics.documentFrequency(term) : localDf;
+      if (df > 0 && !stop) content = true;
+      if (id === undefined || localDf === 0) return;
+      known.push({ term, id, idf: inverseDocumentFrequency(n, df), stop });
     });
-    const content = known.filter((term) => !term.stop);
-    return content.length > 0 ? content : known;
+    return content ? known.filter((term) => !term.stop) : known;
   }
 
   /** A cursor per term, ranked in the canonical summation order: by term text, the same on every node whatever its term ids. */

@@ -31,17 +31,11 @@ export interface EmbeddedEngineOptions {
   /** Hears how long each embedder call took (metrics). */
   onEmbed?: (seconds: number, texts: number) => void;
   /**
-   * HNSW graph parameters. Defaults m 16, efConstruction 64, efSearch 512, measured with
-   * bench/data-plane.bench.js at 100k documents (builtin embedder, 2 graph segments, recall@10
-   * against exact cosine over the stored vectors, search p50 over HTTP at semanticWeight 1). Two
-   * alternating runs each on one machine: 16/64/512: recall 0.972 and 0.975, 6.9 and 6.2 ms, graphs
-   * complete 22.9 and 21.5 s after the first write; 16/100/384: 0.974 and 0.977, 5.9 and 6.1 ms,
-   * 25.5 and 27.6 s. The same recall for a sixth less graph building: a search's extra candidates
-   * make up for the sparser candidate lists of the build. 16/48/640: 0.967, 21.8 s (indexing is
-   * then bound by the main thread's share, not the graphs); 16/100/256: 0.958; 24/150/1024: 0.999
-   * at twice the search time. Search time grows linearly with efSearch, and the ef a given recall
-   * needs grows with the namespace.
-   * efSearch is sized for topK up to 50; larger topK scale it (see `searchEf`).
+   * HNSW graph parameters. Defaults m 16, efConstruction 64, efSearch 512: a search's extra
+   * candidates make up for the sparser candidate lists of a cheaper build, which reaches the recall
+   * target with the least graph building (the alternatives measured are in docs/performance.md).
+   * Search time grows linearly with efSearch, and the ef a given recall needs grows with the
+   * namespace. efSearch is sized for topK up to 50; larger topK scale it (see `searchEf`).
    */
   hnsw?: { m?: number; efConstruction?: number; efSearch?: number };
   /**

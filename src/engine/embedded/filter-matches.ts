@@ -10,7 +10,7 @@ interface Entry {
 
 /**
  * Which documents of a namespace match a filter. Computing that is a scan of the namespace
- * (tens of milliseconds at 100k documents), so results are kept for the most recently used
+ * (a read of every document of the namespace), so results are kept for the most recently used
  * filters and maintained on every write (removed labels dropped, added labels checked with one
  * small query) rather than invalidated, which keeps repeated filters cheap under writes too.
  */

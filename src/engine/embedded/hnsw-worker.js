@@ -23,10 +23,8 @@ const SLICE_MS = 3;
 /**
  * Graph building runs at the lowest priority (nice 19 for this thread): the scheduler then gives
  * it every cycle the main thread leaves and none the main thread wants, so requests and ingest are
- * not slowed by it while no core sits idle. Measured at 100k documents on 2 cores: the pacing
- * below (used where the priority cannot be lowered) left about half a core idle while the main
- * thread indexed a burst of acknowledged writes; the graphs were complete 32 s after the burst
- * began, against 28 s at the lowest priority. The cost: where other processes keep every core
+ * not slowed by it while no core sits idle (the pacing below, used where the priority cannot be
+ * lowered, leaves part of a core idle during a burst of writes). The cost: where other processes keep every core
  * busy, graph building and the graph searches of this worker wait for them. With one CPU or under
  * a CPU quota the priority is left alone and the pacing below is used (see lowerPrioritySuffices).
  */
@@ -135,7 +133,7 @@ async function open({ graph: id, file, dimensions, m, efConstruction }) {
     } catch (error) {
       // The addon only says it could not open the file, as for a damaged one. Without a descriptor
       // left the file is fine: this open fails (the request gets a 503 and the next one reads the
-      // file) rather than rebuilding a graph from SQLite, which costs minutes at 100k documents.
+      // file) rather than rebuilding a graph from SQLite, which costs minutes for a large namespace.
       const refusal = descriptorRefusal();
       if (refusal) throw Object.assign(new Error(`no file descriptor left to read ${file}`), { code: refusal });
       unreadable = error instanceof Error ? error.message : String(error);

@@ -7,10 +7,9 @@ const QUIET_MS = 1000;
 
 /**
  * One full garbage collection once a burst of writes is over. A bulk load leaves hundreds of MB of
- * dead request bodies and vector buffers behind (measured at 100k documents: heap 269 MB used and
- * 343 MB of array buffers right after indexing, against 82 and 167 MB live), and V8, with nothing
- * more allocated, may not collect them for a long time: the process then holds 30–50% more
- * resident memory than it uses, depending on when its last collection happened to run. Collecting
+ * dead request bodies, analyses and vector buffers behind, and V8, with nothing more allocated,
+ * may not collect them for a long time: the thread then holds far more resident memory than it
+ * uses, depending on when its last collection happened to run. Collecting
  * when writes and vector indexing have been quiet for a second costs one pause of tens of
  * milliseconds per burst, at a moment the node is not ingesting.
  */

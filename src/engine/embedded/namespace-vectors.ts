@@ -26,8 +26,7 @@ const BATCHES_IN_FLIGHT = 4;
 const RELOAD_DELAY_MS = 1000;
 /**
  * Neighbours a search at `efSearch` is sized for: the candidate depth of a topK up to 50. Recall@k
- * at a fixed ef falls as k grows (100k documents of bench/data-plane.bench.js, ef 1024: recall@10
- * 0.97, recall@100 0.92), so searches for more neighbours scale ef in proportion.
+ * at a fixed ef falls as k grows, so searches for more neighbours scale ef in proportion.
  */
 const EF_NEIGHBOURS = 100;
 /** The proportional ef stops at this multiple of efSearch: search time grows linearly with ef. */

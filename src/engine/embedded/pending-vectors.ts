@@ -108,7 +108,7 @@ export class PendingVectors {
       for (let row = 0; row < count; row++) {
         if (accept && !accept(labels[row])) continue;
         const offset = row * dims;
-        // Four accumulators let the CPU overlap the multiply-adds; ~2x faster than a plain loop.
+        // Four accumulators let the CPU overlap the multiply-adds.
         let s0 = 0;
         let s1 = 0;
         let s2 = 0;

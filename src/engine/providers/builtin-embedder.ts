@@ -6,9 +6,9 @@ import type { Embedder, TermStatistics } from './provider-types.js';
 /**
  * Weight of a whole (stemmed) term next to its character trigrams. Trigrams carry most of the
  * vector: they are what the full-text side does not see (partial words, misspellings, morphology
- * beyond the stemmer), so the two sides of a hybrid search disagree usefully. On SciFact (exact
- * search, 512 dimensions) term weights 0.2–0.4 fused equally well; 1.0 made the vector side a
- * weaker copy of BM25 that pulled hybrid results down at high semantic weights.
+ * beyond the stemmer), so the two sides of a hybrid search disagree usefully. A weight near the
+ * trigrams' made the vector side a weaker copy of BM25 that pulled hybrid results down at high
+ * semantic weights.
  */
 const TERM_WEIGHT = 0.35;
 const DEFAULT_DIMENSIONS = 512;
@@ -20,7 +20,7 @@ const DEFAULT_DIMENSIONS = 512;
  * BM25 inverse document frequency, a trigram by the inverse of how many of the namespace's terms
  * (per document) contain it, both times the sublinear term frequency. Words that every document
  * shares therefore weigh almost nothing, which removes most of the cosine floor between unrelated
- * documents (0.32 with the unweighted v1, 0.10 here on SciFact). Lexical, not semantic: it captures
+ * documents that the unweighted v1 has. Lexical, not semantic: it captures
  * shared and similarly spelled words, not meaning.
  */
 export function createBuiltinEmbedder(dimensions = DEFAULT_DIMENSIONS): Embedder {

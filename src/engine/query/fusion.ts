@@ -27,12 +27,10 @@ export const RERANK_WINDOW = 50;
  * - fulltext = BM25 / best BM25 in the namespace for this query (relative: BM25 has no fixed scale,
  *   so the best keyword match gets 1 and a document without any query term gets 0);
  * - score = w·semantic + (1−w)·fulltext with w = semanticWeight, so 0..1.
- * Measured on SciFact with the builtin embedder (search at semanticWeight 0.25/0.5/0.75): this
- * scored 0.698/0.706/0.703 nDCG@10 against 0.694 for full text alone. Normalizing the semantic
- * side per query instead (min-max above the namespace's mean similarity, z-scores of both lists,
- * or reciprocal-rank fusion) stretches small, noisy cosine differences to the full range, and all
- * fell below full text alone at higher weights (RRF: 0.619 at 0.75), which is exactly how a weak
- * vector side pushes good keyword hits down.
+ * Normalizing the semantic side per query instead (min-max above the namespace's mean similarity,
+ * z-scores of both lists, or reciprocal-rank fusion) stretches small, noisy cosine differences to
+ * the full range, which is exactly how a weak vector side pushes good keyword hits down: on SciFact
+ * all of them fell below full text alone at higher weights.
  */
 export function fuse(labels: Iterable<number>, signals: CandidateSignals, weight: number): Candidate[] {
   const ranked: Candidate[] = [];

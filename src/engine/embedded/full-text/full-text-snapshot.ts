@@ -36,7 +36,7 @@ export async function writeFullTextSnapshot(file: string, state: FullTextState):
 /**
  * The state in `file`; undefined when there is none or it cannot be read, and then the index is
  * rebuilt from SQLite. Without a file descriptor left to read it, a 503 instead: the file is fine,
- * and a rebuild costs seconds at 100k documents.
+ * and a rebuild costs seconds for a large namespace.
  */
 export function readFullTextSnapshot(file: string): FullTextState | undefined {
   // Asked first, without a descriptor: opening a missing file also fails when none is left.

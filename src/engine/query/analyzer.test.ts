@@ -7,9 +7,9 @@ import {
   SHORT_FIELD_WORDS,
   stemToken,
   termMemorySize,
-  WordMemory,
 } from './analyzer.js';
 import { tokenize } from './text-tokens.js';
+import { WordMemory } from './word-memory.js';
 
 /** The definition of an analysis: the fields' tokens counted by word, words grouped by stem in order of appearance. */
 function reference(fields: string[]): { terms: string[]; frequencies: number[]; surfaces: string[]; length: number } {

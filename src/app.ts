@@ -111,7 +111,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     ...(config.dataDomain ? { rewriteUrl: dataDomainRewriter(config.dataDomain) } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>();
   store.useLogger?.(app.log);
-  // The first hook of every request (and, for a management request, its authentication).
+  // The first hook of every request, before any plane's own (authentication).
   await app.register(requestStart, { acceptingRequests: options.acceptingRequests });
 
   // The JSON body parser, with the checks of every body (NUL, lone surrogates, nesting), before the
@@ -197,6 +197,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     prefix: '/v2',
     services,
     authFailureLimit: config.authFailureLimit,
+    clock,
   });
 
   await app.register(dataPlanePlugin, {

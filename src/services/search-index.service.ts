@@ -2,19 +2,23 @@ import { randomUUID } from 'node:crypto';
 import { AppError, errors } from '../errors.js';
 import type { Store } from '../store/database.js';
 import { isUniqueViolation } from '../store/database.js';
-import type { CacheScope, ReadCache } from '../store/read-cache.js';
+import type { ReadCache } from '../store/read-cache.js';
 import { lockAccount } from '../store/repositories/account.repository.js';
 import type { SearchIndexRow } from '../store/repositories/search-index.repository.js';
 import * as repo from '../store/repositories/search-index.repository.js';
 import { type Clock, formatSeriesTime } from './clock.js';
 import { generateEndpointName } from './endpoint-names.js';
-import { IndexRecordJson, recordFields } from './index-record-json.js';
-import { type PlanName, type PlanTable, type Quotas, quotasOf } from './plans.js';
+import { type PlanName, type PlanTable, QUOTA_FIELDS, type Quotas, quotasOf } from './plans.js';
 import { randomSecret } from './secrets.js';
-import { SERIES_POINTS, type ThroughputPoint, ThroughputSeries } from './throughput-series.js';
 import type { UsageMeter } from './usage-meter.service.js';
 
-export type { ThroughputPoint } from './throughput-series.js';
+export interface ThroughputPoint {
+  x: string;
+  y: number;
+}
+
+/** Points in a record's `throughput_vector`: the last hour, one per UTC minute. */
+export const SERIES_POINTS = 60;
 
 export const REGIONS = ['eu-west-1', 'us-central1'] as const;
 export type Region = (typeof REGIONS)[number];
@@ -69,20 +73,10 @@ const ENDPOINT_ATTEMPTS = 8;
 
 /** Search index records: creation under plan rules, ownership, tokens and throughput. */
 export class SearchIndexService {
-  private readonly series: ThroughputSeries;
-  private readonly json = new IndexRecordJson();
-  /** Index rows by id and by endpoint, as read (undefined: no such index). */
-  private readonly byId: CacheScope<SearchIndexRow | undefined>;
-  private readonly byEndpoint: CacheScope<SearchIndexRow | undefined>;
-
   constructor(
     private readonly store: Store,
     private readonly options: SearchIndexServiceOptions,
-  ) {
-    this.series = new ThroughputSeries(options.usage, options.clock, () => store.changeToken());
-    this.byId = options.cache.scope();
-    this.byEndpoint = options.cache.scope();
-  }
+  ) {}
 
   async create(customerId: string, input: CreateIndexInput): Promise<SearchIndexRecord> {
     assertName(input.name);
@@ -134,19 +128,9 @@ export class SearchIndexService {
     });
   }
 
-  /**
-   * An owned index's record as JSON bytes (the hot read of the management API). The row is looked
-   * up as for every other route, so a write is seen at once on this node, and on every node on
-   * PostgreSQL; its serialization and the throughput series are reused while unchanged.
-   */
-  getJson(customerId: string, id: string): Buffer | Promise<Buffer> {
-    // Without a promise when the row and the series are both at hand (the steady state).
-    const row = this.byId.peek(id);
-    const series = row?.customer_id === customerId && this.series.json(row.id);
-    if (row && typeof series === 'string') return this.json.body(row, series);
-    return this.requireOwned(customerId, id).then(async (owned) =>
-      this.json.body(owned, await this.series.json(owned.id)),
-    );
+  /** An owned index's record, its throughput included. */
+  async get(customerId: string, id: string): Promise<SearchIndexRecord> {
+    return this.toRecord(await this.requireOwned(customerId, id));
   }
 
   async list(customerId: string): Promise<SearchIndexRecord[]> {
@@ -160,14 +144,15 @@ export class SearchIndexService {
    */
   findByEndpoint(endpoint: string): Promise<(SearchIndexRow & { record_head?: number }) | undefined> {
     if (this.store.dialect === 'postgres') return repo.findSearchIndexWithHeadByEndpoint(this.store, endpoint);
-    return this.byEndpoint.get(endpoint, () => repo.findSearchIndexByEndpoint(this.store.db, endpoint));
+    return this.options.cache.get(`index-endpoint:${endpoint}`, () =>
+      repo.findSearchIndexByEndpoint(this.store.db, endpoint),
+    );
   }
 
   async rename(customerId: string, id: string, name: string): Promise<void> {
     assertName(name);
     try {
       const updated = await repo.updateOwnedSearchIndex(this.store.db, customerId, id, { name });
-      this.json.forget(id);
       if (!updated) throw errors.indexNotFound();
     } catch (error) {
       if (isUniqueViolation(error)) throw nameTaken(name);
@@ -179,35 +164,61 @@ export class SearchIndexService {
   async resetPassword(customerId: string, id: string): Promise<void> {
     const changes = { token: randomSecret(), read_only_token: randomSecret() };
     const updated = await repo.updateOwnedSearchIndex(this.store.db, customerId, id, changes);
-    this.json.forget(id);
     if (!updated) throw errors.indexNotFound();
   }
 
   /** Deletes the record, then its usage and its documents. */
   async delete(customerId: string, id: string): Promise<void> {
     const deleted = await repo.deleteOwnedSearchIndex(this.store.db, customerId, id);
-    this.json.forget(id);
     if (!deleted) throw errors.indexNotFound();
-    this.series.forget(id);
     await this.options.usage.discard(id);
     await this.options.data?.dropIndexData(id);
   }
 
   async requireOwned(customerId: string, id: string): Promise<SearchIndexRow> {
     // By id alone, so the cache key is the id as given; another account's index reads as missing.
-    const row = await this.byId.get(id, () => repo.findSearchIndexById(this.store.db, id));
+    const row = await this.options.cache.get(`index:${id}`, () => repo.findSearchIndexById(this.store.db, id));
     if (row?.customer_id !== customerId) throw errors.indexNotFound();
     return row;
   }
 
-  /** The last 60 minutes, one point per minute, oldest first; y = data-plane requests. */
-  throughput(indexId: string): Promise<ThroughputPoint[]> {
-    return this.series.points(indexId);
+  /**
+   * The last 60 minutes, one point per minute, oldest first; y = data-plane requests, this node's
+   * unflushed ones included (so they show at once).
+   */
+  async throughput(indexId: string): Promise<ThroughputPoint[]> {
+    const nowSeconds = Math.floor(this.options.clock() / 1000);
+    const first = nowSeconds - (nowSeconds % 60) - (SERIES_POINTS - 1) * 60;
+    const byMinute = await this.options.usage.buckets([indexId], first, first + SERIES_POINTS * 60, 60);
+    return Array.from({ length: SERIES_POINTS }, (_, i) => {
+      const counters = byMinute.get(first + i * 60);
+      return { x: formatSeriesTime(first + i * 60), y: counters ? counters.queries + counters.updates : 0 };
+    });
   }
 
   private async toRecord(row: SearchIndexRow, throughput?: ThroughputPoint[]): Promise<SearchIndexRecord> {
     return { ...recordFields(row), throughput_vector: throughput ?? (await this.throughput(row.id)) };
   }
+}
+
+/** The record of a stored row, in the API's field order (the response schema's). */
+export function recordFields(row: SearchIndexRow): Omit<SearchIndexRecord, 'throughput_vector'> {
+  const quotas = {} as Quotas;
+  for (const field of QUOTA_FIELDS) quotas[field] = Number(row[field]);
+  return {
+    customer_id: row.customer_id,
+    id: row.id,
+    name: row.name,
+    endpoint: row.endpoint,
+    type: row.type as PlanName,
+    region: row.region as Region,
+    integration_email: row.integration_email,
+    token: row.token,
+    read_only_token: row.read_only_token,
+    ...quotas,
+    creation_time: Number(row.creation_time),
+    input_enrichment_enabled: Number(row.input_enrichment_enabled) === 1,
+  };
 }
 
 /** The series of an index that has seen no traffic yet. */

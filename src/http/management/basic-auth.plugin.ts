@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors, isAppError } from '../../errors.js';
 import type { AccountService } from '../../services/account.service.js';
@@ -24,8 +25,6 @@ const MAX_EMAIL_LENGTH = 320;
 /** API keys are 43 characters; anything much longer is not worth hashing. */
 const MAX_API_KEY_LENGTH = 1024;
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
 interface BasicCredentials {
   email: string;
   apiKey: string;
@@ -42,17 +41,10 @@ export function parseBasicAuth(header: string | undefined): BasicCredentials | u
   const match = header === undefined ? null : /^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header);
   if (!match) return undefined;
   const bytes = Buffer.from(match[1], 'base64');
-  // ':' never occurs inside a multi-byte UTF-8 sequence, so the halves decode as the whole would.
   const colon = bytes.indexOf(0x3a);
-  if (colon <= 0 || colon === bytes.length - 1) return undefined;
-  let email: string;
-  let apiKey: string;
-  try {
-    email = utf8.decode(bytes.subarray(0, colon));
-    apiKey = utf8.decode(bytes.subarray(colon + 1));
-  } catch {
-    return undefined;
-  }
+  if (colon <= 0 || colon === bytes.length - 1 || !isUtf8(bytes)) return undefined;
+  const email = bytes.toString('utf8', 0, colon);
+  const apiKey = bytes.toString('utf8', colon + 1);
   if (email.length > MAX_EMAIL_LENGTH || apiKey.length > MAX_API_KEY_LENGTH) return undefined;
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
   if (/[\u0000-\u001f\u007f]/.test(email) || !isCleanText(apiKey)) return undefined;

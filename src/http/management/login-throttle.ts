@@ -94,6 +94,8 @@ export class LoginThrottle {
 
   /** Seconds until `account` may be tried from `address` again, or 0 when it may be now. */
   retryAfter(account: string, address: string): number {
+    // Nothing can be refused while no failure is held (an expired one goes when it is next read).
+    if (this.pairs.size === 0 && this.accounts.size === 0 && this.addresses.size === 0) return 0;
     const pair = pairKey(account, address);
     let waitMs = this.pairs.blockedFor(pair);
     if (!this.trusted.has(pair)) {

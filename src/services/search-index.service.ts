@@ -6,6 +6,7 @@ import type { ReadCache } from '../store/read-cache.js';
 import { lockAccount } from '../store/repositories/account.repository.js';
 import type { SearchIndexRow } from '../store/repositories/search-index.repository.js';
 import * as repo from '../store/repositories/search-index.repository.js';
+import { boundedCache } from './bounded-cache.js';
 import { type Clock, formatSeriesTime } from './clock.js';
 import { generateEndpointName } from './endpoint-names.js';
 import { type PlanName, type PlanTable, QUOTA_FIELDS, type Quotas, quotasOf } from './plans.js';
@@ -19,6 +20,11 @@ export interface ThroughputPoint {
 
 /** Points in a record's `throughput_vector`: the last hour, one per UTC minute. */
 export const SERIES_POINTS = 60;
+/**
+ * How long a computed `throughput_vector` is reused: a client polling a record many times a
+ * second reads usage once a second, and traffic shows at most this much later.
+ */
+export const SERIES_TTL_MS = 1000;
 
 export const REGIONS = ['eu-west-1', 'us-central1'] as const;
 export type Region = (typeof REGIONS)[number];
@@ -73,10 +79,15 @@ const ENDPOINT_ATTEMPTS = 8;
 
 /** Search index records: creation under plan rules, ownership, tokens and throughput. */
 export class SearchIndexService {
+  /** Computed series by index id: at most one per index of the last 2,000 read, each for a second. */
+  private readonly series;
+
   constructor(
     private readonly store: Store,
     private readonly options: SearchIndexServiceOptions,
-  ) {}
+  ) {
+    this.series = boundedCache<string, ThroughputPoint[]>({ max: 2000, ttl: SERIES_TTL_MS, clock: options.clock });
+  }
 
   async create(customerId: string, input: CreateIndexInput): Promise<SearchIndexRecord> {
     assertName(input.name);
@@ -171,6 +182,7 @@ export class SearchIndexService {
   async delete(customerId: string, id: string): Promise<void> {
     const deleted = await repo.deleteOwnedSearchIndex(this.store.db, customerId, id);
     if (!deleted) throw errors.indexNotFound();
+    this.series.delete(id);
     await this.options.usage.discard(id);
     await this.options.data?.dropIndexData(id);
   }
@@ -184,16 +196,20 @@ export class SearchIndexService {
 
   /**
    * The last 60 minutes, one point per minute, oldest first; y = data-plane requests, this node's
-   * unflushed ones included (so they show at once).
+   * unflushed ones included, as of at most {@link SERIES_TTL_MS} ago.
    */
   async throughput(indexId: string): Promise<ThroughputPoint[]> {
+    const kept = this.series.get(indexId);
+    if (kept !== undefined) return kept;
     const nowSeconds = Math.floor(this.options.clock() / 1000);
     const first = nowSeconds - (nowSeconds % 60) - (SERIES_POINTS - 1) * 60;
     const byMinute = await this.options.usage.buckets([indexId], first, first + SERIES_POINTS * 60, 60);
-    return Array.from({ length: SERIES_POINTS }, (_, i) => {
+    const points = Array.from({ length: SERIES_POINTS }, (_, i) => {
       const counters = byMinute.get(first + i * 60);
       return { x: formatSeriesTime(first + i * 60), y: counters ? counters.queries + counters.updates : 0 };
     });
+    this.series.set(indexId, points);
+    return points;
   }
 
   private async toRecord(row: SearchIndexRow, throughput?: ThroughputPoint[]): Promise<SearchIndexRecord> {

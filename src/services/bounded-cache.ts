@@ -13,8 +13,8 @@ export interface BoundedCacheOptions {
 /**
  * The one way this code keeps a bounded map: an LRU cache (`lru-cache`), with the bound and the
  * expiry its caller states. The bound is given as a total size of one per entry rather than as
- * lru-cache's `max`, which allocates arrays for `max` entries up front (about 4 MB for each
- * 100,000-entry cache with a TTL, used or not); this way memory grows with use. TTLs read `clock`
+ * lru-cache's `max`, which allocates arrays for `max` entries up front, used or not; this way
+ * memory grows with use. TTLs read `clock`
  * on each check rather than lru-cache's cached time, so an injected clock is followed exactly.
  */
 export function boundedCache<K extends {}, V extends {}>(options: BoundedCacheOptions): LRUCache<K, V> {

@@ -63,17 +63,20 @@ export async function listenForever(
 
   const schedule = () => {
     clearTimeout(timer);
-    timer = setTimeout(() => {
-      connect().then(
-        () => {
-          if (!stopped) onReconnect();
-        },
-        () => {
-          failures++;
-          if (!stopped) schedule();
-        },
-      );
-    }, backoffDelay(failures + 1, RECONNECT));
+    timer = setTimeout(
+      () => {
+        connect().then(
+          () => {
+            if (!stopped) onReconnect();
+          },
+          () => {
+            failures++;
+            if (!stopped) schedule();
+          },
+        );
+      },
+      backoffDelay(failures + 1, RECONNECT),
+    );
     timer.unref();
   };
 

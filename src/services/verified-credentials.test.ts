@@ -45,12 +45,14 @@ describe('VerifiedCredentials', () => {
     expect(credentials.has('a@example.com', 'key-a', HASH)).toBe(false);
   });
 
-  test('forget drops an account at once, and only that account', () => {
+  test('forget drops every key of an account at once, and only that account', () => {
     const { credentials } = cache();
     credentials.remember('a@example.com', 'key-a', HASH);
+    credentials.remember('a@example.com', 'key-a2', OTHER_HASH);
     credentials.remember('b@example.com', 'key-b', HASH);
     credentials.forget('a@example.com');
     expect(credentials.has('a@example.com', 'key-a', HASH)).toBe(false);
+    expect(credentials.has('a@example.com', 'key-a2', OTHER_HASH)).toBe(false);
     expect(credentials.has('b@example.com', 'key-b', HASH)).toBe(true);
   });
 

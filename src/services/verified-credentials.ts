@@ -52,7 +52,8 @@ export class VerifiedCredentials {
 
   /** Drops what is remembered for `email` (its key changed or the account is gone). */
   forget(email: string): void {
-    for (const [key, entry] of this.entries.entries()) if (entry.email === email) this.entries.delete(key);
+    const keys = [...this.entries.entries()].filter(([, entry]) => entry.email === email).map(([key]) => key);
+    for (const key of keys) this.entries.delete(key);
   }
 
   get size(): number {

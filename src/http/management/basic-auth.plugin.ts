@@ -66,7 +66,9 @@ export function basicAuthHook(options: BasicAuthOptions) {
       throw errors.unauthorized('Send HTTP Basic credentials: your account email and API key');
     }
     const { email, apiKey } = credentials;
-    const retryAfter = throttle.retryAfter(email, request.ip);
+    // Read once: behind trusted proxies, each read of request.ip walks X-Forwarded-For again.
+    const address = request.ip;
+    const retryAfter = throttle.retryAfter(email, address);
     if (retryAfter > 0) {
       throw errors.tooMany('too_many_auth_failures', 'Too many failed logins; try again later', retryAfter);
     }
@@ -76,9 +78,9 @@ export function basicAuthHook(options: BasicAuthOptions) {
       // Only a refused key is a failed login: a store that cannot be reached (answered 503 with
       // Retry-After: 1) would otherwise lock out every client that retries as told, for a minute
       // past the outage.
-      if (isAppError(error) && error.code === 'unauthorized') throttle.recordFailure(email, request.ip);
+      if (isAppError(error) && error.code === 'unauthorized') throttle.recordFailure(email, address);
       throw error;
     }
-    throttle.recordSuccess(email, request.ip);
+    throttle.recordSuccess(email, address);
   };
 }

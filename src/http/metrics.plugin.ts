@@ -21,18 +21,22 @@ export const UNMATCHED_ROUTE = '(unmatched)';
  * those refused before any route handler (a 400 or 503 from the first hook, a 404).
  */
 async function metricsPlugin(app: FastifyInstance, { metrics, token }: MetricsPluginOptions): Promise<void> {
-  app.addHook('onResponse', async (request, reply) => {
+  // Synchronous (nothing here waits), so no promise per response; `request.routeOptions` builds a
+  // new object at each read, so it is read once.
+  app.addHook('onResponse', (request, reply, done) => {
     const seconds = reply.elapsedTime / 1000;
     const status = reply.statusCode;
-    const route = (!request.is404 && request.routeOptions.url) || UNMATCHED_ROUTE;
-    const labels = { method: request.method, route, status_code: status };
+    const { url, config } = request.routeOptions;
+    const matched = !request.is404;
+    const labels = { method: request.method, route: (matched && url) || UNMATCHED_ROUTE, status_code: status };
     metrics.httpRequests.inc(labels);
     metrics.httpSeconds.observe(labels, seconds);
-    const operation = request.routeOptions.config.dataPlaneRoute;
-    if (operation !== undefined && !request.is404) {
+    const operation = config.dataPlaneRoute;
+    if (operation !== undefined && matched) {
       metrics.dataPlaneOperations.inc({ operation, outcome: dataPlaneOutcome(status) });
       if (operation === 'search' && status < 400) searchSeconds.observe(seconds);
     }
+    done();
   });
 
   const expected = token === undefined ? undefined : digest(`Bearer ${token}`);

@@ -11,11 +11,10 @@ import { handleClientError } from './http/client-error.js';
 import { consolePlugin } from './http/console/console.plugin.js';
 import { dataPlanePlugin } from './http/data-plane/data-plane.plugin.js';
 import { DATA_PLANE_PREFIX, dataDomainRewriter } from './http/data-plane/host-routing.js';
-import { childLoggerFactoryFor } from './http/deferred-child-logger.js';
 import { MAX_PARAM_LENGTH } from './http/error-handler.js';
 import { inputGuard } from './http/input-guard.js';
 import { managementPlugin } from './http/management/management.plugin.js';
-import metricsPlugin, { ResponseCountingLogController } from './http/metrics.plugin.js';
+import metricsPlugin from './http/metrics.plugin.js';
 import { withServers } from './http/openapi-servers.js';
 import { requestIdOf } from './http/request-id.js';
 import requestStart from './http/request-start.plugin.js';
@@ -67,22 +66,15 @@ export const REDACTED_PATHS = [
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
   const { config, store } = options;
   const clock = options.clock ?? systemClock;
-  // A logger even when logging is off (`silent`): Fastify calls its log controller, which counts
-  // each response for the metrics, only when it has one.
-  const logLevel = options.logger === false ? 'silent' : config.logLevel;
   const app = Fastify({
     logger:
       options.logger === false
-        ? { level: logLevel }
+        ? false
         : {
-            level: logLevel,
+            level: config.logLevel,
             redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
             ...(options.logger?.stream ? { stream: options.logger.stream } : {}),
           },
-    logController: new ResponseCountingLogController(),
-    // Request loggers made on first use, at levels where most requests log nothing (Fastify's own
-    // when undefined).
-    childLoggerFactory: childLoggerFactoryFor(logLevel),
     bodyLimit: config.bodyLimitBytes,
     // Fastify turns Node's request timeout off (0) by default, which leaves a connection that sends
     // nothing, or a body that trickles in, open for ever: a few hundred of them, without any
@@ -111,7 +103,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     ...(config.dataDomain ? { rewriteUrl: dataDomainRewriter(config.dataDomain) } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>();
   store.useLogger?.(app.log);
-  // The first hook of every request (and, for a management request, its authentication).
+  // The first hook of every request, before any plane's own (authentication).
   await app.register(requestStart, { acceptingRequests: options.acceptingRequests });
 
   // The JSON body parser, with the checks of every body (NUL, lone surrogates, nesting), before the
@@ -159,8 +151,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
-  // Before every other route: it counts only the routes added after it (and after swagger, which
-  // documents its route).
+  // After swagger, which documents its route.
   await app.register(metricsPlugin, { metrics: createAppMetrics({ store, engine }), token: config.metricsToken });
   await app.register(swaggerUi, {
     routePrefix: '/docs',
@@ -197,6 +188,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     prefix: '/v2',
     services,
     authFailureLimit: config.authFailureLimit,
+    clock,
   });
 
   await app.register(dataPlanePlugin, {

@@ -4,10 +4,9 @@
  * freed, so the engine's growing typed arrays and per-batch vector buffers end up in the main heap,
  * where freed blocks stay resident as holes. A fixed threshold keeps every block of 128 KiB or more
  * in its own mapping, returned to the system when freed, and a 1 MiB trim threshold gives back the
- * top of the heap sooner. Measured at 100k documents (bench:data's ingest, with the engine's idle
- * garbage collection): RSS 739–789 MB in five runs with them, 964–1,062 MB without; ingest and
- * search unchanged. glibc reads these only when the process starts, so they cannot be
- * set from inside it; other C libraries (musl, macOS) ignore them.
+ * top of the heap sooner, so RSS after a bulk load stays much lower (README, Operations: Memory).
+ * glibc reads these only when the process starts, so they cannot be set from inside it; other C
+ * libraries (musl, macOS) ignore them.
  */
 export const MALLOC_TUNING: Readonly<Record<string, string>> = {
   MALLOC_MMAP_THRESHOLD_: '131072',

@@ -186,30 +186,12 @@ function readsAsUtf8(charset: string | undefined, text: string): boolean {
 }
 
 /**
- * The checks of a request's path parameters and query string. The app calls it from its first
- * onRequest hook (one hook per request instead of two on the busiest routes), so it runs before
- * authentication.
+ * The checks of a request's path parameters and query string. The app runs it from its first
+ * onRequest hook, so it comes before authentication.
  */
 export function checkRequestInput(request: FastifyRequest): void {
-  if (!isCleanStringRecord(request.params)) checkInput(request.params, 'params');
-  if (!isCleanStringRecord(request.query)) checkInput(request.query, 'querystring');
-}
-
-/**
- * True for an object whose keys and values are all clean strings: what paths and query strings
- * almost always are. Checked in place, where {@link checkInput}'s walk allocates an entry per
- * value; anything else (a problem, or an array from a repeated query key) is left to that walk,
- * which reports it.
- */
-function isCleanStringRecord(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  // for...in allocates nothing (Object.keys made an array per request, usually empty); it also
-  // visits inherited enumerable keys, which only sends such an object to the full walk.
-  for (const key in value) {
-    const item = (value as Record<string, unknown>)[key];
-    if (typeof item !== 'string' || !isCleanText(key) || !isCleanText(item)) return false;
-  }
-  return true;
+  checkInput(request.params, 'params');
+  checkInput(request.query, 'querystring');
 }
 
 /** Every parse failure as `invalid_json`; the parser's own message may quote the body, so it is not passed on. */

@@ -1,7 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { EngineStats, SearchEngine } from '../engine/contract.js';
 import type { PoolStats } from '../store/database.js';
-import { HttpRequestMetrics } from './http-request-metrics.js';
 
 /**
  * Prometheus metrics. Two registries are merged at scrape time:
@@ -63,10 +62,17 @@ export function dataPlaneOutcome(status: number): DataPlaneOutcome {
   return status < 500 ? 'client_error' : 'server_error';
 }
 
+/** Upper bounds of the request-duration buckets, in seconds. */
+export const HTTP_SECONDS_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+type HttpLabel = 'method' | 'route' | 'status_code';
+
 export interface AppMetrics {
   readonly registry: Registry;
-  /** Requests and their durations by method, route pattern and status code. */
-  readonly http: HttpRequestMetrics;
+  /** Requests answered, by method, route pattern and status code. */
+  readonly httpRequests: Counter<HttpLabel>;
+  /** Their durations, by the same labels. */
+  readonly httpSeconds: Histogram<HttpLabel>;
   readonly dataPlaneOperations: Counter<'operation' | 'outcome'>;
   /** The exposition text of this app's metrics and the process-wide ones. */
   scrape(): Promise<string>;
@@ -88,7 +94,20 @@ export function createAppMetrics(options: AppMetricsOptions = {}): AppMetrics {
   }
   const registry = new Registry();
   const registers = [registry];
-  const http = new HttpRequestMetrics(registry);
+  const labelNames = ['method', 'route', 'status_code'] as const;
+  const httpRequests = new Counter({
+    name: 'searchplane_http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status code',
+    labelNames,
+    registers,
+  });
+  const httpSeconds = new Histogram({
+    name: 'searchplane_http_request_duration_seconds',
+    help: 'Time to answer an HTTP request, by method, route pattern and status code',
+    labelNames,
+    buckets: HTTP_SECONDS_BUCKETS,
+    registers,
+  });
   const dataPlaneOperations = new Counter({
     name: 'searchplane_data_plane_operations_total',
     help: 'Data-plane operations (upsert-data, search, fetch, ...) by outcome',
@@ -102,7 +121,8 @@ export function createAppMetrics(options: AppMetricsOptions = {}): AppMetrics {
 
   return {
     registry,
-    http,
+    httpRequests,
+    httpSeconds,
     dataPlaneOperations,
     contentType: registry.contentType,
     scrape: () => Registry.merge([registry, processRegistry]).metrics(),

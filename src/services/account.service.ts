@@ -1,8 +1,7 @@
 import { AppError, errors } from '../errors.js';
 import type { Store } from '../store/database.js';
 import { isUniqueViolation } from '../store/database.js';
-import type { CacheScope, ReadCache } from '../store/read-cache.js';
-import type { AccountRow } from '../store/repositories/account.repository.js';
+import type { ReadCache } from '../store/read-cache.js';
 import * as accounts from '../store/repositories/account.repository.js';
 import { insertMessagingInstances } from '../store/repositories/messaging.repository.js';
 import type { Clock } from './clock.js';
@@ -32,20 +31,12 @@ export class AccountService {
    * stops counting as soon as this node reads the account row again (see {@link authenticate}).
    */
   private readonly verified: VerifiedCredentials;
-  /** Account rows by email, as read (undefined: no such account). */
-  private readonly rows: CacheScope<AccountRow | undefined>;
 
   constructor(
     private readonly store: Store,
     private readonly options: AccountServiceOptions,
   ) {
     this.verified = new VerifiedCredentials(options.clock);
-    this.rows = options.cache.scope();
-  }
-
-  /** The clock this service reads: a `now` given to it must come from this one. */
-  get clock(): Clock {
-    return this.options.clock;
   }
 
   /** Creates an account with a fresh API key, and its messaging instances. */
@@ -115,7 +106,7 @@ export class AccountService {
    * request on every node; only the scrypt verdict for an unchanged row is remembered.
    */
   async authenticate(email: string, apiKey: string): Promise<string> {
-    const account = await this.rows.get(email, () => accounts.findAccount(this.store.db, email));
+    const account = await this.options.cache.get(`account:${email}`, () => accounts.findAccount(this.store.db, email));
     if (!account) {
       this.verified.forget(email);
       // Spend the same work as a real check so timing does not reveal which emails exist.
@@ -126,44 +117,6 @@ export class AccountService {
     if (!(await verifyApiKey(apiKey, account.api_key_hash))) throw errors.unauthorized('Invalid email or API key');
     this.verified.remember(account.email, apiKey, account.api_key_hash);
     return account.email;
-  }
-
-  /**
-   * {@link authenticate} without a promise, for the common case it can settle at once: the
-   * account row is in the read cache and this key was verified against its hash recently. Returns
-   * the account email, or undefined when {@link authenticate} must decide (never a refusal).
-   */
-  verifiedNow(email: string, apiKey: string): string | undefined {
-    const account = this.rows.peek(email);
-    if (account && this.verified.has(account.email, apiKey, account.api_key_hash)) return account.email;
-    return undefined;
-  }
-
-  /**
-   * {@link verifiedNow} for a whole Authorization header that carried a verified key within the
-   * last minute (a client repeats its header on every request), with one digest and no parsing: the
-   * email as the header gave it (`login`) and the account's (`email`). Undefined when the header is
-   * unknown, or the account row is not in the read cache or no longer has the hash the key passed.
-   * `now`: this service's clock's time, when the caller has read it already.
-   */
-  verifiedHeaderNow(header: string, now?: number): { login: string; email: string } | undefined {
-    const entry = this.verified.header(header, now);
-    if (entry === undefined) return undefined;
-    const storedHash = this.rows.peek(entry.email)?.api_key_hash;
-    if (storedHash !== entry.storedHash) return undefined;
-    // The row's own string from now on: the read cache reloads rows after any write, and two equal
-    // strings that are not the same one compare character by character, on every request.
-    entry.storedHash = storedHash;
-    return entry;
-  }
-
-  /**
-   * Remembers that `header`, which gave `login` as its email, carried the key just verified for
-   * the account `email` (a result of {@link authenticate} or {@link verifiedNow}).
-   */
-  rememberHeader(header: string, login: string, email: string): void {
-    const account = this.rows.peek(email);
-    if (account) this.verified.rememberHeader(header, login, account.email, account.api_key_hash);
   }
 }
 

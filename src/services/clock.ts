@@ -1,3 +1,5 @@
+import { boundedCache } from './bounded-cache.js';
+
 /** Milliseconds since the epoch; injected so tests can move time. */
 export type Clock = () => number;
 
@@ -5,15 +7,14 @@ export const systemClock: Clock = () => Date.now();
 
 const pad = (value: number, width = 2) => String(value).padStart(width, '0');
 
-const formatted = new Map<number, string>();
-const MAX_FORMATTED = 50_000;
+/** Formatted times by unix second: 50,000 at most, least recently used dropped first. */
+const formatted = boundedCache<number, string>({ max: 50_000 });
 
 /** Formats unix seconds the way the public API writes series points: `2026-11-22 14:05:00.000 +0000 UTC`. */
 export function formatSeriesTime(unixSeconds: number): string {
   // Every series repeats the same few hundred bucket times; format each once.
   let text = formatted.get(unixSeconds);
   if (text === undefined) {
-    if (formatted.size >= MAX_FORMATTED) formatted.clear();
     text = formatTime(unixSeconds);
     formatted.set(unixSeconds, text);
   }

@@ -2,19 +2,29 @@ import { randomUUID } from 'node:crypto';
 import { AppError, errors } from '../errors.js';
 import type { Store } from '../store/database.js';
 import { isUniqueViolation } from '../store/database.js';
-import type { CacheScope, ReadCache } from '../store/read-cache.js';
+import type { ReadCache } from '../store/read-cache.js';
 import { lockAccount } from '../store/repositories/account.repository.js';
 import type { SearchIndexRow } from '../store/repositories/search-index.repository.js';
 import * as repo from '../store/repositories/search-index.repository.js';
+import { boundedCache } from './bounded-cache.js';
 import { type Clock, formatSeriesTime } from './clock.js';
 import { generateEndpointName } from './endpoint-names.js';
-import { IndexRecordJson, recordFields } from './index-record-json.js';
 import { type PlanName, type PlanTable, type Quotas, quotasOf } from './plans.js';
 import { randomSecret } from './secrets.js';
-import { SERIES_POINTS, type ThroughputPoint, ThroughputSeries } from './throughput-series.js';
 import type { UsageMeter } from './usage-meter.service.js';
 
-export type { ThroughputPoint } from './throughput-series.js';
+export interface ThroughputPoint {
+  x: string;
+  y: number;
+}
+
+/** Points in a record's `throughput_vector`: the last hour, one per UTC minute. */
+export const SERIES_POINTS = 60;
+/**
+ * How long a computed `throughput_vector` is reused: a client polling a record many times a
+ * second reads usage once a second, and traffic shows at most this much later.
+ */
+export const SERIES_TTL_MS = 1000;
 
 export const REGIONS = ['eu-west-1', 'us-central1'] as const;
 export type Region = (typeof REGIONS)[number];
@@ -69,19 +79,14 @@ const ENDPOINT_ATTEMPTS = 8;
 
 /** Search index records: creation under plan rules, ownership, tokens and throughput. */
 export class SearchIndexService {
-  private readonly series: ThroughputSeries;
-  private readonly json = new IndexRecordJson();
-  /** Index rows by id and by endpoint, as read (undefined: no such index). */
-  private readonly byId: CacheScope<SearchIndexRow | undefined>;
-  private readonly byEndpoint: CacheScope<SearchIndexRow | undefined>;
+  /** Computed series by index id: at most one per index of the last 2,000 read, each for a second. */
+  private readonly series;
 
   constructor(
     private readonly store: Store,
     private readonly options: SearchIndexServiceOptions,
   ) {
-    this.series = new ThroughputSeries(options.usage, options.clock, () => store.changeToken());
-    this.byId = options.cache.scope();
-    this.byEndpoint = options.cache.scope();
+    this.series = boundedCache<string, ThroughputPoint[]>({ max: 2000, ttl: SERIES_TTL_MS, clock: options.clock });
   }
 
   async create(customerId: string, input: CreateIndexInput): Promise<SearchIndexRecord> {
@@ -111,7 +116,7 @@ export class SearchIndexService {
         if (input.type === 'free' && this.options.freeIndexLimit >= 0) await this.insertFree(customerId, row);
         // The unique (customer, name) constraint is the name check: one statement, no race.
         else await repo.insertSearchIndex(this.store.db, row);
-        return this.toRecord(row, zeroThroughput(this.options.clock()));
+        return recordOf(row, zeroThroughput(this.options.clock()));
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
         // Either the name is taken or the random endpoint collided; only the latter is retried.
@@ -134,24 +139,15 @@ export class SearchIndexService {
     });
   }
 
-  /**
-   * An owned index's record as JSON bytes (the hot read of the management API). The row is looked
-   * up as for every other route, so a write is seen at once on this node, and on every node on
-   * PostgreSQL; its serialization and the throughput series are reused while unchanged.
-   */
-  getJson(customerId: string, id: string): Buffer | Promise<Buffer> {
-    // Without a promise when the row and the series are both at hand (the steady state).
-    const row = this.byId.peek(id);
-    const series = row?.customer_id === customerId && this.series.json(row.id);
-    if (row && typeof series === 'string') return this.json.body(row, series);
-    return this.requireOwned(customerId, id).then(async (owned) =>
-      this.json.body(owned, await this.series.json(owned.id)),
-    );
+  /** An owned index's record, its throughput included. */
+  async get(customerId: string, id: string): Promise<SearchIndexRecord> {
+    const row = await this.requireOwned(customerId, id);
+    return recordOf(row, await this.throughput(row.id));
   }
 
   async list(customerId: string): Promise<SearchIndexRecord[]> {
     const rows = await repo.listSearchIndexes(this.store.db, customerId);
-    return Promise.all(rows.map((row) => this.toRecord(row)));
+    return Promise.all(rows.map(async (row) => recordOf(row, await this.throughput(row.id))));
   }
 
   /**
@@ -160,14 +156,15 @@ export class SearchIndexService {
    */
   findByEndpoint(endpoint: string): Promise<(SearchIndexRow & { record_head?: number }) | undefined> {
     if (this.store.dialect === 'postgres') return repo.findSearchIndexWithHeadByEndpoint(this.store, endpoint);
-    return this.byEndpoint.get(endpoint, () => repo.findSearchIndexByEndpoint(this.store.db, endpoint));
+    return this.options.cache.get(`index-endpoint:${endpoint}`, () =>
+      repo.findSearchIndexByEndpoint(this.store.db, endpoint),
+    );
   }
 
   async rename(customerId: string, id: string, name: string): Promise<void> {
     assertName(name);
     try {
       const updated = await repo.updateOwnedSearchIndex(this.store.db, customerId, id, { name });
-      this.json.forget(id);
       if (!updated) throw errors.indexNotFound();
     } catch (error) {
       if (isUniqueViolation(error)) throw nameTaken(name);
@@ -179,35 +176,74 @@ export class SearchIndexService {
   async resetPassword(customerId: string, id: string): Promise<void> {
     const changes = { token: randomSecret(), read_only_token: randomSecret() };
     const updated = await repo.updateOwnedSearchIndex(this.store.db, customerId, id, changes);
-    this.json.forget(id);
     if (!updated) throw errors.indexNotFound();
   }
 
   /** Deletes the record, then its usage and its documents. */
   async delete(customerId: string, id: string): Promise<void> {
     const deleted = await repo.deleteOwnedSearchIndex(this.store.db, customerId, id);
-    this.json.forget(id);
     if (!deleted) throw errors.indexNotFound();
-    this.series.forget(id);
+    this.series.delete(id);
     await this.options.usage.discard(id);
     await this.options.data?.dropIndexData(id);
   }
 
   async requireOwned(customerId: string, id: string): Promise<SearchIndexRow> {
     // By id alone, so the cache key is the id as given; another account's index reads as missing.
-    const row = await this.byId.get(id, () => repo.findSearchIndexById(this.store.db, id));
+    const row = await this.options.cache.get(`index:${id}`, () => repo.findSearchIndexById(this.store.db, id));
     if (row?.customer_id !== customerId) throw errors.indexNotFound();
     return row;
   }
 
-  /** The last 60 minutes, one point per minute, oldest first; y = data-plane requests. */
-  throughput(indexId: string): Promise<ThroughputPoint[]> {
-    return this.series.points(indexId);
+  /**
+   * The last 60 minutes, one point per minute, oldest first; y = data-plane requests, this node's
+   * unflushed ones included, as of at most {@link SERIES_TTL_MS} ago.
+   */
+  async throughput(indexId: string): Promise<ThroughputPoint[]> {
+    const kept = this.series.get(indexId);
+    if (kept !== undefined) return kept;
+    const nowSeconds = Math.floor(this.options.clock() / 1000);
+    const first = nowSeconds - (nowSeconds % 60) - (SERIES_POINTS - 1) * 60;
+    const byMinute = await this.options.usage.buckets([indexId], first, first + SERIES_POINTS * 60, 60);
+    const points = Array.from({ length: SERIES_POINTS }, (_, i) => {
+      const counters = byMinute.get(first + i * 60);
+      return { x: formatSeriesTime(first + i * 60), y: counters ? counters.queries + counters.updates : 0 };
+    });
+    this.series.set(indexId, points);
+    return points;
   }
+}
 
-  private async toRecord(row: SearchIndexRow, throughput?: ThroughputPoint[]): Promise<SearchIndexRecord> {
-    return { ...recordFields(row), throughput_vector: throughput ?? (await this.throughput(row.id)) };
-  }
+/**
+ * The record of a stored row, in the API's field order (the response schema's). One literal, so
+ * that every record has the same shape: records built by copying objects into each other get a
+ * new hidden class each time, and then every property read of them, the serializer's included,
+ * takes V8's slow path.
+ */
+export function recordOf(row: SearchIndexRow, throughput: ThroughputPoint[]): SearchIndexRecord {
+  return {
+    customer_id: row.customer_id,
+    id: row.id,
+    name: row.name,
+    endpoint: row.endpoint,
+    type: row.type as PlanName,
+    region: row.region as Region,
+    integration_email: row.integration_email,
+    token: row.token,
+    read_only_token: row.read_only_token,
+    max_vector_count: Number(row.max_vector_count),
+    max_monthly_reranks: Number(row.max_monthly_reranks),
+    max_daily_updates: Number(row.max_daily_updates),
+    max_daily_queries: Number(row.max_daily_queries),
+    max_monthly_bandwidth: Number(row.max_monthly_bandwidth),
+    max_writes_per_second: Number(row.max_writes_per_second),
+    max_query_per_second: Number(row.max_query_per_second),
+    max_reads_per_request: Number(row.max_reads_per_request),
+    max_writes_per_request: Number(row.max_writes_per_request),
+    creation_time: Number(row.creation_time),
+    input_enrichment_enabled: Number(row.input_enrichment_enabled) === 1,
+    throughput_vector: throughput,
+  };
 }
 
 /** The series of an index that has seen no traffic yet. */

@@ -15,9 +15,6 @@ import type { Clock } from './clock.js';
 
 export type UsageKind = keyof UsageCounters;
 
-/** Told about every recorded usage, synchronously; `minute` is the UTC minute it counts in. */
-export type UsageListener = (indexId: string, minute: number, counters: Partial<UsageCounters>) => void;
-
 /**
  * How long per-minute usage is kept: the longest stats period (30 days) and the whole current
  * month (at most 31 days back) both fit, with room to spare.
@@ -38,8 +35,6 @@ export class UsageMeter {
   private timer?: NodeJS.Timeout;
   private flushChain: Promise<void> = Promise.resolve();
   private prunedAt = Number.NEGATIVE_INFINITY;
-  private readonly listeners: UsageListener[] = [];
-  private flushes = 0;
 
   constructor(
     private readonly db: Kysely<DB>,
@@ -57,25 +52,6 @@ export class UsageMeter {
     this.timer.unref();
   }
 
-  /** Calls `listener` after every {@link record}, so derived views can follow usage without re-reading it. */
-  onRecord(listener: UsageListener): void {
-    this.listeners.push(listener);
-  }
-
-  /**
-   * Changes when a flush starts and when it ends. A sum of stored and unflushed usage is exact only
-   * if no flush started or ended between reading the store and reading the unflushed part (a flush
-   * moves counts from one to the other); readers that keep such sums compare this before and after.
-   */
-  get flushEpoch(): number {
-    return this.flushes;
-  }
-
-  /** True while a flush is writing (its counts may or may not be visible in the store yet). */
-  get flushing(): boolean {
-    return this.flushes % 2 === 1;
-  }
-
   /** Counts usage for an index now. */
   record(indexId: string, counters: Partial<UsageCounters>): void {
     const nowSeconds = Math.floor(this.clock() / 1000);
@@ -90,7 +66,6 @@ export class UsageMeter {
     delta.updates += counters.updates ?? 0;
     delta.bandwidth += counters.bandwidth ?? 0;
     delta.reranks += counters.reranks ?? 0;
-    for (const listener of this.listeners) listener(indexId, minute, counters);
   }
 
   /** Writes everything recorded so far; concurrent calls are serialised. */
@@ -99,7 +74,6 @@ export class UsageMeter {
       if (this.pending.size === 0) return;
       this.inFlight = this.pending;
       this.pending = new Map();
-      this.flushes++;
       try {
         await addUsage(this.db, [...this.inFlight.values()]);
       } catch (error) {
@@ -108,7 +82,6 @@ export class UsageMeter {
         throw error;
       } finally {
         this.inFlight = new Map();
-        this.flushes++;
       }
       // Only nodes that write usage can grow the table, so they are the ones that trim it.
       const now = this.clock();
@@ -132,7 +105,7 @@ export class UsageMeter {
   /** Totals for the indexes in [from, to) unix seconds, including unflushed usage. */
   async totals(indexIds: string[], from: number, to: number): Promise<UsageCounters> {
     const stored = {
-      ...(await this.cache.get(`usage:${indexIds.join(',')}:${from}:${to}`, () =>
+      ...(await this.cache.get(`usage-totals:${indexIds.join(',')}:${from}:${to}`, () =>
         sumUsage(this.db, indexIds, from, to),
       )),
     };
@@ -147,34 +120,12 @@ export class UsageMeter {
     to: number,
     bucketSeconds: number,
   ): Promise<Map<number, UsageCounters>> {
-    const byBucket = await this.storedBuckets(indexIds, from, to, bucketSeconds);
-    this.addUnflushed(byBucket, indexIds, from, to, bucketSeconds);
-    return byBucket;
-  }
-
-  /** Per-bucket sums of the stored (flushed) usage only; the map is the caller's to change. */
-  async storedBuckets(
-    indexIds: string[],
-    from: number,
-    to: number,
-    bucketSeconds: number,
-  ): Promise<Map<number, UsageCounters>> {
     const rows: UsageBucket[] = await this.cache.get(
-      `buckets:${indexIds.join(',')}:${from}:${to}:${bucketSeconds}`,
+      `usage-buckets:${indexIds.join(',')}:${from}:${to}:${bucketSeconds}`,
       () => sumUsageByBucket(this.db, indexIds, from, to, bucketSeconds),
     );
     // Copies: the cached rows are shared.
-    return new Map<number, UsageCounters>(rows.map((row) => [row.bucket, { ...row }]));
-  }
-
-  /** Adds the unflushed usage of the indexes in [from, to) into `byBucket`, synchronously. */
-  addUnflushed(
-    byBucket: Map<number, UsageCounters>,
-    indexIds: string[],
-    from: number,
-    to: number,
-    bucketSeconds: number,
-  ): void {
+    const byBucket = new Map<number, UsageCounters>(rows.map((row) => [row.bucket, { ...row }]));
     for (const delta of this.unflushed(indexIds, from, to)) {
       const bucket = delta.minute - (delta.minute % bucketSeconds);
       let counters = byBucket.get(bucket);
@@ -184,6 +135,7 @@ export class UsageMeter {
       }
       addInto(counters, delta);
     }
+    return byBucket;
   }
 
   private *unflushed(indexIds: string[], from: number, to: number): Iterable<UsageDelta> {

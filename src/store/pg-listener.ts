@@ -1,9 +1,9 @@
 import pg from 'pg';
+import { backoffDelay } from '../backoff.js';
 import type { StoreLogger } from './database.js';
 import { CONNECT_TIMEOUT_MS, PG_CONNECTION_OPTIONS } from './pg-connection-options.js';
 
-const RECONNECT_MIN_MS = 250;
-const RECONNECT_MAX_MS = 10_000;
+const RECONNECT = { baseMs: 250, maxMs: 10_000 };
 
 /**
  * LISTEN on one channel over a dedicated connection (a pooled one cannot hold a LISTEN), with
@@ -21,7 +21,8 @@ export async function listenForever(
 ): Promise<() => Promise<void>> {
   let client: pg.Client | undefined;
   let stopped = false;
-  let delay = RECONNECT_MIN_MS;
+  /** Attempts to reconnect since the connection was last up. */
+  let failures = 0;
   let timer: NodeJS.Timeout | undefined;
 
   const connect = async (): Promise<void> => {
@@ -50,7 +51,7 @@ export async function listenForever(
       return;
     }
     client = next;
-    delay = RECONNECT_MIN_MS;
+    failures = 0;
   };
 
   const lost = (which: pg.Client) => {
@@ -62,17 +63,20 @@ export async function listenForever(
 
   const schedule = () => {
     clearTimeout(timer);
-    timer = setTimeout(() => {
-      connect().then(
-        () => {
-          if (!stopped) onReconnect();
-        },
-        () => {
-          delay = Math.min(RECONNECT_MAX_MS, delay * 2);
-          if (!stopped) schedule();
-        },
-      );
-    }, delay);
+    timer = setTimeout(
+      () => {
+        connect().then(
+          () => {
+            if (!stopped) onReconnect();
+          },
+          () => {
+            failures++;
+            if (!stopped) schedule();
+          },
+        );
+      },
+      backoffDelay(failures + 1, RECONNECT),
+    );
     timer.unref();
   };
 

@@ -33,32 +33,16 @@ test('caches nothing when the store cannot tell about changes', async () => {
   expect(await cache.get('k', async () => ++loads)).toBe(2);
 });
 
-test('scopes are separate key spaces, all emptied when the change token moves', async () => {
-  let token = 'a';
-  const cache = new ReadCache(() => token);
-  const accounts = cache.scope<string>();
-  const indexes = cache.scope<string>();
-  await accounts.get('same-key', async () => 'account');
-  await indexes.get('same-key', async () => 'index');
-  await cache.get('same-key', async () => 'general');
-  expect(accounts.peek('same-key')).toBe('account');
-  expect(indexes.peek('same-key')).toBe('index');
-  expect(await cache.get('same-key', async () => 'reloaded')).toBe('general');
-  token = 'b';
-  // A peek in one scope notices the new token and empties every scope.
-  expect(indexes.peek('same-key')).toBeUndefined();
-  expect(accounts.peek('same-key')).toBeUndefined();
-  expect(await cache.get('same-key', async () => 'reloaded')).toBe('reloaded');
-});
-
-test('a scope keeps at most maxEntries values, then starts again', async () => {
+test('keeps at most maxEntries values, the least recently used going first', async () => {
   const cache = new ReadCache(() => 'a', 2);
-  const scope = cache.scope<number>();
-  const other = cache.scope<number>();
-  await other.get('kept', async () => 0);
-  for (const [i, key] of ['x', 'y', 'z'].entries()) await scope.get(key, async () => i);
-  expect(scope.peek('x')).toBeUndefined();
-  expect(scope.peek('z')).toBe(2);
-  // The other scope's values count against its own bound only.
-  expect(other.peek('kept')).toBe(0);
+  let loads = 0;
+  const load = async () => ++loads;
+  await cache.get('x', load);
+  await cache.get('y', load);
+  await cache.get('x', load);
+  await cache.get('z', load);
+  expect(loads).toBe(3);
+  // x was used after y, so y went.
+  expect(await cache.get('x', load)).toBe(1);
+  expect(await cache.get('y', load)).toBe(4);
 });

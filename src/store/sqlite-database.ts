@@ -1,13 +1,14 @@
 import type SQLite from 'better-sqlite3';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
+import { boundedCache } from '../services/bounded-cache.js';
 
+/** Distinct SQL strings kept prepared; past this the least recently used is dropped. */
 const MAX_CACHED_STATEMENTS = 1000;
 /**
- * How long a read of `PRAGMA data_version` is trusted. The pragma costs a shared-memory read
- * transaction (tens of µs), too much for every cache lookup; other processes' commits (the CLI
- * rotating a key next to a running server) are therefore seen after at most this many
- * milliseconds plus however long the event loop is busy. This connection's own writes are seen
- * at once.
+ * How long a read of `PRAGMA data_version` is trusted. The pragma takes a shared-memory read
+ * transaction, too much for every cache lookup; other processes' commits (the CLI rotating a key
+ * next to a running server) are therefore seen after at most this long. This connection's own
+ * writes are seen at once.
  */
 export const FOREIGN_CHANGE_POLL_MS = 100;
 
@@ -21,24 +22,16 @@ export const FOREIGN_CHANGE_POLL_MS = 100;
  *   {@link FOREIGN_CHANGE_POLL_MS}). Read caches key on that token.
  */
 export class SqliteConnectionDatabase implements SqliteDatabase {
-  private readonly statements = new Map<string, SqliteStatement>();
+  private readonly statements = boundedCache<string, SqliteStatement>({ max: MAX_CACHED_STATEMENTS });
   private readonly dataVersion: SQLite.Statement;
   private writes = 0;
   private foreignVersion: unknown;
-  /**
-   * Set every {@link FOREIGN_CHANGE_POLL_MS} by a timer; the next {@link changeToken} then reads
-   * the pragma. A clock read in each call instead cost every cached lookup about 50 ns, three
-   * times per management GET (issue #11). Under fake timers it fires only when the test
-   * advances them.
-   */
-  private pollDue = true;
-  /** Started by the first {@link changeToken}: a connection never asked for it holds no timer. */
-  private pollTimer: NodeJS.Timeout | undefined;
-  private token = '';
-  private tokenWrites = -1;
-  private tokenVersion: unknown;
+  private polledAt = Number.NEGATIVE_INFINITY;
 
-  constructor(private readonly db: SQLite.Database) {
+  constructor(
+    private readonly db: SQLite.Database,
+    private readonly clock: () => number = Date.now,
+  ) {
     this.dataVersion = db.prepare('PRAGMA data_version').pluck();
   }
 
@@ -47,7 +40,6 @@ export class SqliteConnectionDatabase implements SqliteDatabase {
     if (!statement) {
       const prepared = this.db.prepare(sql);
       statement = prepared.readonly ? prepared : this.countingWrites(prepared);
-      if (this.statements.size >= MAX_CACHED_STATEMENTS) this.statements.clear();
       this.statements.set(sql, statement);
     }
     return statement;
@@ -55,28 +47,17 @@ export class SqliteConnectionDatabase implements SqliteDatabase {
 
   /** Idempotent: the store closes it after Kysely's destroy(), which may have closed it already. */
   close(): void {
-    clearInterval(this.pollTimer);
-    this.pollTimer = undefined;
     this.db.close();
   }
 
   /** Changes after every write through this connection and every commit by another one. */
   changeToken(): string {
-    if (this.pollDue) {
+    const now = this.clock();
+    if (now - this.polledAt >= FOREIGN_CHANGE_POLL_MS) {
       this.foreignVersion = this.dataVersion.get();
-      this.pollDue = false;
-      // Unreferenced: it never keeps the process alive; close() stops it.
-      this.pollTimer ??= setInterval(() => {
-        this.pollDue = true;
-      }, FOREIGN_CHANGE_POLL_MS).unref();
+      this.polledAt = now;
     }
-    // The same string object while nothing changed: read caches compare it on every lookup.
-    if (this.tokenWrites !== this.writes || this.tokenVersion !== this.foreignVersion) {
-      this.tokenWrites = this.writes;
-      this.tokenVersion = this.foreignVersion;
-      this.token = `${this.writes}:${this.foreignVersion}`;
-    }
-    return this.token;
+    return `${this.writes}:${this.foreignVersion}`;
   }
 
   private countingWrites(statement: SQLite.Statement): SqliteStatement {

@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http';
+
 /** Why a remote call failed: the server answered with an error, or it could not be reached. */
 export type RemoteErrorKind = 'http' | 'network';
 
@@ -44,23 +46,6 @@ export interface RawResponse {
 
 /** Sends a request; rejects only when no answer came (connection refused, timeout…). */
 export type Transport = (request: HttpRequest) => Promise<RawResponse>;
-
-const REASONS: Record<number, string> = {
-  400: 'bad request',
-  401: 'unauthorized',
-  403: 'forbidden',
-  404: 'not found',
-  405: 'method not allowed',
-  409: 'conflict',
-  413: 'payload too large',
-  415: 'unsupported media type',
-  422: 'unprocessable',
-  429: 'too many requests',
-  500: 'internal server error',
-  502: 'bad gateway',
-  503: 'service unavailable',
-  504: 'gateway timeout',
-};
 
 /** The `code` of the error a transport rejects with when the server does not answer in time. */
 export const TIMEOUT_CODE = 'SEARCHPLANE_TIMEOUT';
@@ -123,7 +108,7 @@ export function describeHttpError(status: number, body: unknown, text: string): 
     code?: unknown;
     details?: { field?: string; message?: string; allowed?: unknown[] }[];
   };
-  const label = typeof fields.code === 'string' ? fields.code : (REASONS[status] ?? 'error');
+  const label = typeof fields.code === 'string' ? fields.code : (STATUS_CODES[status]?.toLowerCase() ?? 'error');
   const message = typeof fields.error === 'string' ? fields.error : oneLine(text) || 'no details';
   const details = Array.isArray(fields.details)
     ? fields.details.map((detail) => {

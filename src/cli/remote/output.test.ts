@@ -104,7 +104,7 @@ describe('output', () => {
     expect(truncate('日本語', 5)).toBe('日本…');
   });
 
-  // Independent of displayWidth's own table: the widths Unicode's East Asian Width gives them.
+  // The widths Unicode's East Asian Width and emoji presentation give them.
   test.each([
     ['🚀 (transport symbols)', '🚀', 2],
     ['✅ (a dingbat shown as a picture)', '✅', 2],
@@ -112,7 +112,8 @@ describe('output', () => {
     ['🟢 🪐', '🟢🪐', 4],
     ['ASCII', 'plain', 5],
     ['a combining accent', 'e\u0301', 1],
-    ['a variation selector', '❤\ufe0f', 1],
+    ['an emoji variation selector', '❤\ufe0f', 2],
+    ['a family joined with U+200D', '👨\u200d👩\u200d👧', 2],
     ['a zero-width space', 'a\u200bb', 2],
   ])('%s takes its terminal width', (_label, text, width) => {
     expect(displayWidth(text)).toBe(width);

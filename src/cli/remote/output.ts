@@ -1,3 +1,5 @@
+import stringWidth from 'string-width';
+
 /** Human-readable output: aligned tables and `label: value` blocks on stdout. */
 
 // C0 controls, DEL and C1 controls (U+0080–U+009F, e.g. U+009B, a one-character CSI).
@@ -78,63 +80,33 @@ export function contentPreview(content: unknown, width: number): string {
   return truncate(printable(parts.join(' · ').replace(/\s+/g, ' ').trim()), width);
 }
 
+const graphemes = new Intl.Segmenter();
+
 /**
- * Cuts `text` to at most `width` terminal columns, ending in `…` when cut. Counts code points,
- * so a surrogate pair (an emoji) is never split, and East Asian wide characters as two columns.
+ * Cuts `text` to at most `width` terminal columns, ending in `…` when cut. Cuts between grapheme
+ * clusters, so an emoji (a surrogate pair, or several joined) or a letter with its accents is
+ * never split.
  */
 export function truncate(text: string, width: number): string {
   if (displayWidth(text) <= width) return text;
   let kept = '';
   let used = 0;
-  for (const char of text) {
-    const next = charWidth(char);
+  for (const { segment } of graphemes.segment(text)) {
+    const next = displayWidth(segment);
     if (used + next > width - 1) break;
-    kept += char;
+    kept += segment;
     used += next;
   }
   return `${kept}…`;
 }
 
-/**
- * Terminal columns `text` takes: two for East Asian wide characters and emoji shown as pictures,
- * none for combining marks, zero-width characters and variation selectors, else one. (A sequence
- * joined with U+200D, such as a family emoji, still counts its parts: terminals differ there.)
- */
+/** Terminal columns `text` takes (string-width: East Asian wide characters and emoji count two). */
 export function displayWidth(text: string): number {
-  let width = 0;
-  for (const char of text) width += charWidth(char);
-  return width;
+  return stringWidth(text);
 }
 
 function padToWidth(text: string, width: number): string {
   return text + ' '.repeat(Math.max(0, width - displayWidth(text)));
-}
-
-// The wide ranges of Unicode's East Asian Width (W and F) that text is likely to hold; emoji are
-// found by their Unicode property instead, wherever their block.
-const WIDE: [number, number][] = [
-  [0x1100, 0x115f],
-  [0x2e80, 0x303e],
-  [0x3041, 0x33ff],
-  [0x3400, 0x4dbf],
-  [0x4e00, 0x9fff],
-  [0xa000, 0xa4cf],
-  [0xac00, 0xd7a3],
-  [0xf900, 0xfaff],
-  [0xfe30, 0xfe4f],
-  [0xff00, 0xff60],
-  [0xffe0, 0xffe6],
-  [0x20000, 0x3fffd],
-];
-const EMOJI = /^\p{Emoji_Presentation}$/u;
-// Variation selectors are nonspacing marks (Mn) too.
-const ZERO_WIDTH = /^[\p{Mn}\p{Me}\u200b-\u200f\u2060]$/u;
-
-function charWidth(char: string): number {
-  if (ZERO_WIDTH.test(char)) return 0;
-  if (EMOJI.test(char)) return 2;
-  const code = char.codePointAt(0) ?? 0;
-  return WIDE.some(([from, to]) => code >= from && code <= to) ? 2 : 1;
 }
 
 const BARS = '▁▂▃▄▅▆▇█';

@@ -1,3 +1,4 @@
+import { backoffDelay, sleep as wait } from '../../backoff.js';
 import { RemoteError } from './http-request.js';
 
 /** How often and how long to retry a call that failed with 429, 5xx or (optionally) no answer. */
@@ -54,13 +55,12 @@ export function retryDelay(error: unknown, attempt: number, policy: RetryPolicy,
   if (error.retryAfterMs !== undefined) {
     return error.retryAfterMs <= policy.maxRetryAfterMs ? error.retryAfterMs : null;
   }
-  const backoff = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
-  return Math.round(backoff * (0.5 + random() / 2));
+  return backoffDelay(attempt, { baseMs: policy.baseDelayMs, maxMs: policy.maxDelayMs, jitter: true }, random);
 }
 
 /** Runs `call` until it succeeds or {@link retryDelay} says to give up (then rethrows its error). */
 export async function withRetries<T>(call: () => Promise<T>, policy: RetryPolicy, hooks: RetryHooks = {}): Promise<T> {
-  const sleep = hooks.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const sleep = hooks.sleep ?? wait;
   for (let attempt = 1; ; attempt++) {
     try {
       return await call();

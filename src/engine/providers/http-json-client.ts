@@ -1,3 +1,4 @@
+import { backoffDelay, sleep } from '../../backoff.js';
 import { AppError } from '../../errors.js';
 
 export interface PostJsonOptions {
@@ -9,8 +10,7 @@ export interface PostJsonOptions {
   retries: number;
 }
 
-const BACKOFF_BASE_MS = 200;
-const BACKOFF_MAX_MS = 5_000;
+const BACKOFF = { baseMs: 200, maxMs: 5_000 };
 
 /**
  * POSTs JSON and returns the parsed response. Transient failures are retried with exponential
@@ -31,7 +31,7 @@ export async function postJson(url: string, body: unknown, options: PostJsonOpti
   const payload = JSON.stringify(body);
   let lastProblem = '';
   for (let attempt = 0; attempt <= options.retries; attempt++) {
-    if (attempt > 0) await sleep(Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** (attempt - 1)));
+    if (attempt > 0) await sleep(backoffDelay(attempt, BACKOFF));
     let response: Response;
     try {
       response = await fetch(target, {
@@ -98,8 +98,4 @@ function describeNetworkError(error: unknown): string {
 async function errorSnippet(response: Response): Promise<string> {
   const text = await response.text().catch(() => '');
   return text ? ` (${text.slice(0, 200).replace(/\s+/g, ' ')})` : '';
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

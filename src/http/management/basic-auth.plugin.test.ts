@@ -1,4 +1,3 @@
-import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { parseBasicAuth } from './basic-auth.plugin.js';
 
@@ -45,21 +44,5 @@ describe('parseBasicAuth', () => {
     encode(`a@b.c:${'k'.repeat(2000)}`),
   ])('rejects %j', (header) => {
     expect(parseBasicAuth(header)).toBeUndefined();
-  });
-
-  test('the fast path for `Basic ` and padded base64 answers as the general path does', () => {
-    // Two spaces after the scheme are outside the fast path's pattern, so the general path decides.
-    const text = fc.oneof(
-      fc.string({ unit: 'binary', maxLength: 80 }),
-      fc.string({ unit: fc.constantFrom('a', '@', ':', '\u0000', '\u001f', '\u007f', 'é', '\ud800'), maxLength: 12 }),
-      fc.tuple(fc.nat(400), fc.nat(1100)).map(([email, key]) => `${'e'.repeat(email)}:${'k'.repeat(key)}`),
-    );
-    fc.assert(
-      fc.property(text, (value) => {
-        const encoded = Buffer.from(value).toString('base64');
-        expect(parseBasicAuth(`Basic ${encoded}`)).toEqual(parseBasicAuth(`Basic  ${encoded}`));
-      }),
-      { numRuns: 2000 },
-    );
   });
 });

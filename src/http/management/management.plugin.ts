@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
+import type { Clock } from '../../services/clock.js';
 import type { Services } from '../../services/index.js';
 import { createErrorHandler, renderManagementError } from '../error-handler.js';
-import basicAuth from './basic-auth.plugin.js';
+import { basicAuthHook } from './basic-auth.plugin.js';
 import { messagingRoutes } from './messaging.routes.js';
 import { searchIndexRoutes } from './search-indexes.routes.js';
 import { searchStatsRoutes } from './search-stats.routes.js';
@@ -9,15 +10,25 @@ import { searchStatsRoutes } from './search-stats.routes.js';
 export interface ManagementPluginOptions {
   services: Services;
   authFailureLimit: number;
+  clock: Clock;
 }
 
-/** The `/v2` management API: HTTP Basic auth, management error format. */
+/**
+ * The `/v2` management API: HTTP Basic auth on every route of this context (the app's own first
+ * hook, with the start-up gate and the path and query checks, runs before it), management error
+ * format.
+ */
 export async function managementPlugin(app: FastifyInstance, options: ManagementPluginOptions): Promise<void> {
   app.setErrorHandler(createErrorHandler(renderManagementError));
-  await app.register(basicAuth, {
-    accounts: options.services.accounts,
-    failureLimit: options.authFailureLimit,
-  });
+  app.decorateRequest('accountEmail', '');
+  app.addHook(
+    'onRequest',
+    basicAuthHook({
+      accounts: options.services.accounts,
+      failureLimit: options.authFailureLimit,
+      clock: options.clock,
+    }),
+  );
   await app.register(searchStatsRoutes, { services: options.services });
   await app.register(searchIndexRoutes, { services: options.services });
   await app.register(messagingRoutes, { services: options.services });

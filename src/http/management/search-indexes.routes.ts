@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Services } from '../../services/index.js';
-import { managementErrors, OkSchema, sendOk, sendRawJson, UuidParams } from '../schemas/common.schemas.js';
+import { managementErrors, OkSchema, sendOk, UuidParams } from '../schemas/common.schemas.js';
 import { CreateSearchIndexBody, RenameBody } from '../schemas/management.schemas.js';
 
 const tags = ['search'];
@@ -49,7 +49,7 @@ export const searchIndexRoutes: FastifyPluginAsyncTypebox<{ services: Services }
         response: { 200: SearchIndex, ...managementErrors(404) },
       },
     },
-    (request, reply) => sendRawJson(reply, indexes.getJson(request.accountEmail, request.params.id)),
+    (request) => indexes.get(request.accountEmail, request.params.id),
   );
 
   app.delete(

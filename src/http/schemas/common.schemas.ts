@@ -31,19 +31,6 @@ export function sendOk(reply: FastifyReply): FastifyReply {
   return reply.type('application/json; charset=utf-8').send('"OK"');
 }
 
-/**
- * Sends JSON the service already serialized (the response schema then only documents it), as a
- * route handler's result: at once when it is at hand, once it resolves for a promise.
- */
-export function sendRawJson(
-  reply: FastifyReply,
-  json: Buffer | string | Promise<Buffer | string>,
-): Promise<FastifyReply> | undefined {
-  if (json instanceof Promise) return json.then((ready) => sendRawJson(reply, ready) ?? reply);
-  reply.type('application/json; charset=utf-8').send(json);
-  return undefined;
-}
-
 export const UuidParams = Type.Object({ id: Type.String({ description: 'Resource ID (uuid)' }) });
 
 const ref = Type.Ref('ManagementError');

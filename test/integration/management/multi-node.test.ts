@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { STORED_USAGE_RECHECK_MS } from '../../../src/services/throughput-series.js';
+import { SERIES_TTL_MS } from '../../../src/services/search-index.service.js';
 import { basic, injectAs, json } from '../../helpers/app.js';
 import { callIndex, manualClock, setQuotas } from '../../helpers/data-plane.js';
 import { createAccount, createIndex, type TestAccount } from '../../helpers/factories.js';
@@ -70,7 +70,7 @@ describe.skipIf(!onPostgres)('management reads across nodes', () => {
     expect((await list(b, newAuth)).statusCode).toBe(401);
   });
 
-  test('another node’s traffic reaches throughput_vector after its flush and the re-check period', async () => {
+  test('another node’s traffic reaches throughput_vector after its flush and SERIES_TTL_MS', async () => {
     const account = await createAccount(a);
     const index = await createIndex(a, account);
     const lastPoint = async (node: FastifyInstance) =>
@@ -79,10 +79,11 @@ describe.skipIf(!onPostgres)('management reads across nodes', () => {
 
     const search = await callIndex(a, index.endpoint, 'search', index.token, { query: 'anything', topK: 1 });
     expect(search.statusCode).toBe(200);
-    // Node a sees its own traffic at once; node b once a has flushed and b's stored usage is re-read.
+    // Node a sees its own traffic once its series is read again, node b once a has flushed it too.
+    clock.advance(SERIES_TTL_MS + 1);
     expect(await lastPoint(a)).toBe(1);
     await a.services.usage.flush();
-    clock.advance(STORED_USAGE_RECHECK_MS);
+    clock.advance(SERIES_TTL_MS + 1);
     expect(await lastPoint(b)).toBe(1);
     expect(await lastPoint(a)).toBe(1);
   });

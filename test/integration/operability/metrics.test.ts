@@ -55,6 +55,11 @@ describe('GET /metrics', () => {
     expect(metricValue(text, 'searchplane_http_requests_total', labels)).toBe(2);
     expect(metricValue(text, 'searchplane_http_request_duration_seconds_count', labels)).toBe(2);
     expect(metricValue(text, 'searchplane_http_request_duration_seconds_bucket', { ...labels, le: '+Inf' })).toBe(2);
+    // The documented buckets, cumulative: the largest holds every request.
+    for (const le of ['0.001', '0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10']) {
+      expect(metricValue(text, 'searchplane_http_request_duration_seconds_bucket', { ...labels, le })).toBeDefined();
+    }
+    expect(metricValue(text, 'searchplane_http_request_duration_seconds_bucket', { ...labels, le: '10' })).toBe(2);
     expect(
       metricValue(text, 'searchplane_http_requests_total', { method: 'GET', route: '(unmatched)', status_code: '404' }),
     ).toBeGreaterThanOrEqual(1);

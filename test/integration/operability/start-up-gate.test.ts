@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { buildApp } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config.js';
+import { metricValue } from '../../helpers/metrics.js';
 import { createTestStore, type TestStore } from '../../helpers/store.js';
 
 let testStore: TestStore;
@@ -44,6 +45,12 @@ test('until start-up finishes every route answers 503 with Retry-After, in its p
     expect(logs.some((line) => line.level >= 50)).toBe(false);
 
     accepting = true;
+    // The refusals are counted, by the route each request matched.
+    const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+    const refused = (method: string, route: string) =>
+      metricValue(metrics, 'searchplane_http_requests_total', { method, route, status_code: '503' });
+    expect(refused('GET', '/healthz')).toBe(1);
+    expect(refused('GET', '/v2/search')).toBe(1);
     expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
     expect((await app.inject({ method: 'GET', url: '/v2/search' })).statusCode).toBe(401);
   } finally {

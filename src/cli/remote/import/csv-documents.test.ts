@@ -1,9 +1,20 @@
 import { describe, expect, test } from 'vitest';
-import { CsvDocuments, metadataValue } from './csv-documents.js';
-import { feed, sourceErrorOf } from './test-fixtures.js';
+import { csvDocuments, metadataValue } from './csv-documents.js';
+import { collect, pieces } from './test-fixtures.js';
 
-const documents = (text: string, mapping: { idColumn: string; contentColumns?: string[] }) =>
-  feed(new CsvDocuments('items.csv', mapping), text);
+type Mapping = { idColumn: string; contentColumns?: string[] };
+const read = (text: string, mapping: Mapping, size?: number) =>
+  collect(csvDocuments('items.csv', pieces(text, size), mapping));
+const documents = async (text: string, mapping: Mapping, size?: number) => {
+  const { values, error } = await read(text, mapping, size);
+  if (error) throw error;
+  return values;
+};
+const errorOf = async (text: string, mapping: Mapping) => {
+  const { error } = await read(text, mapping);
+  if (!error) throw new Error('expected a SourceError');
+  return error;
+};
 
 describe('CsvDocuments', () => {
   const csv =
@@ -11,8 +22,8 @@ describe('CsvDocuments', () => {
     'A1,"Hat, red",Warm,9.5,1977,01234,true\n' +
     'B2,Cap,,10,,x,false\n';
 
-  test('the id column, the content columns as strings, every other column as typed metadata', () => {
-    expect(documents(csv, { idColumn: 'sku', contentColumns: ['title', 'description'] })).toEqual([
+  test('the id column, the content columns as strings, every other column as typed metadata', async () => {
+    expect(await documents(csv, { idColumn: 'sku', contentColumns: ['title', 'description'] })).toEqual([
       {
         value: {
           id: 'A1',
@@ -32,8 +43,8 @@ describe('CsvDocuments', () => {
     ]);
   });
 
-  test('without --content-columns every column but the id is content and there is no metadata', () => {
-    const [first] = documents('id,a,b\n1,x,2\n', { idColumn: 'id' });
+  test('without --content-columns every column but the id is content and there is no metadata', async () => {
+    const [first] = await documents('id,a,b\n1,x,2\n', { idColumn: 'id' });
     expect(first.value).toEqual({ id: '1', content: { a: 'x', b: '2' } });
   });
 
@@ -42,8 +53,8 @@ describe('CsvDocuments', () => {
     ['an unknown content column', 'id,a\n1,x\n', { idColumn: 'id', contentColumns: ['b'] }, 1, /no column "b"/],
     ['a row with too few fields', 'id,a\n1,x\n2\n', { idColumn: 'id' }, 3, /1 fields, but the header has 2/],
     ['an empty id', 'id,a\n,x\n', { idColumn: 'id' }, 2, /empty id/],
-  ])('%s is an error with its line', (_name, text, mapping, line, message) => {
-    const error = sourceErrorOf(() => documents(text, mapping));
+  ])('%s is an error with its line', async (_name, text, mapping, line, message) => {
+    const error = await errorOf(text, mapping);
     expect(error.line).toBe(line);
     expect(error.message).toMatch(message);
   });
@@ -61,11 +72,44 @@ describe('CsvDocuments', () => {
     expect(metadataValue(cell)).toBe(expected);
   });
 
-  test('a header naming a column twice is an error on line 1, before any row is read', () => {
-    const error = sourceErrorOf(() => documents('id,title,year,year\nd1,Alien,1979,2003\n', { idColumn: 'id' }));
+  test('a header naming a column twice is an error on line 1, before any row is read', async () => {
+    const error = await errorOf('id,title,year,year\nd1,Alien,1979,2003\n', { idColumn: 'id' });
     expect(error.line).toBe(1);
     expect(error.reason).toMatch(/"year" more than once/);
     // Names are compared as the header is read: trimmed.
-    expect(sourceErrorOf(() => documents('id, t,t \n', { idColumn: 'id' })).line).toBe(1);
+    expect((await errorOf('id, t,t \n', { idColumn: 'id' })).line).toBe(1);
+  });
+
+  const tricky = 'id,title,notes\n1,"Hat, red","He said ""hi""\nthen left"\r\n2,plain,\n';
+
+  test.each([1, 3, 1000])(
+    'quotes, commas, escaped quotes and line breaks inside quotes (pieces of %i)',
+    async (size) => {
+      expect(await documents(tricky, { idColumn: 'id' }, size)).toEqual([
+        { value: { id: '1', content: { title: 'Hat, red', notes: 'He said "hi"\nthen left' } }, line: 2 },
+        { value: { id: '2', content: { title: 'plain', notes: '' } }, line: 4 },
+      ]);
+    },
+  );
+
+  test('CRLF, LF and CR all end a record, blank lines are skipped, no final line break is fine', async () => {
+    const rows = await documents('id,t\r\n\r\n1,a\r\n\n2,b\r3,c', { idColumn: 'id' }, 1);
+    expect(rows.map(({ value, line }) => [(value as { id: string }).id, line])).toEqual([
+      ['1', 3],
+      ['2', 5],
+      ['3', 6],
+    ]);
+  });
+
+  test('a quote inside an unquoted field is kept as text, and so is text after a closing quote', async () => {
+    const [row] = await documents('id,t,u\n1,5" screen,"a"b\n', { idColumn: 'id' });
+    expect(row.value).toEqual({ id: '1', content: { t: '5" screen', u: '"a"b' } });
+  });
+
+  test('a quote never closed is an error naming the line its record starts on, after the records before it', async () => {
+    const { values, error } = await read('id,t\n1,ok\n\n2,"open\nstill open\n', { idColumn: 'id' });
+    expect(values.map(({ line }) => line)).toEqual([2]);
+    expect(error?.line).toBe(4);
+    expect(error?.message).toMatch(/^items\.csv:4: a quoted field is never closed/);
   });
 });

@@ -1,5 +1,6 @@
-import { CsvParser, type CsvRow } from './csv-parser.js';
-import { type ChunkParser, type ParsedValue, SourceError } from './source-error.js';
+import { finished } from 'node:stream/promises';
+import { parse } from 'csv-parse';
+import { type ParsedValue, SourceError } from './source-error.js';
 
 /** Which CSV columns make a document. */
 export interface CsvMapping {
@@ -9,32 +10,93 @@ export interface CsvMapping {
   contentColumns?: string[];
 }
 
+/** One CSV record and the line it starts on (1-based; a quoted field may span lines). */
+interface CsvRow {
+  fields: string[];
+  line: number;
+}
+
+/**
+ * RFC 4180 CSV as csv-parse reads it: fields in double quotes may hold commas, line breaks and
+ * `""`; a quote inside an unquoted field, or text after a closing quote, is kept as text; `\n`,
+ * `\r\n` and `\r` all end a record; blank lines are skipped. Records come with the line they
+ * start on, counted from the raw text csv-parse hands back with each one.
+ */
+async function* csvRows(source: string, text: AsyncIterable<string>): AsyncGenerator<CsvRow> {
+  // Records are taken from on_record as csv-parse reads them, rather than from the stream, which
+  // drops the records it still buffers when it fails (and it fails at the end of the file, for a
+  // quote never closed).
+  const parsed: { record: string[]; raw: string }[] = [];
+  const parser = parse({
+    raw: true,
+    relax_quotes: true,
+    relax_column_count: true,
+    skip_empty_lines: true,
+    record_delimiter: ['\r\n', '\n', '\r'],
+    // With `raw`, each record comes as { record, raw }.
+    on_record: (record) => {
+      parsed.push(record as unknown as { record: string[]; raw: string });
+      return null;
+    },
+  });
+  const outcome = finished(parser.resume()).then(
+    () => undefined,
+    (error: Error & { code?: string; raw?: string }) => error,
+  );
+  let lines = 0;
+  const rows = function* (): Generator<CsvRow> {
+    for (const { record, raw } of parsed.splice(0)) {
+      yield { fields: record, line: lines + leadingLineBreaks(raw) + 1 };
+      lines += lineBreaks(raw);
+    }
+  };
+  for await (const chunk of text) {
+    if (parser.destroyed) break;
+    parser.write(chunk);
+    yield* rows();
+  }
+  parser.end();
+  const failure = await outcome;
+  yield* rows();
+  if (failure?.code === 'CSV_QUOTE_NOT_CLOSED') {
+    throw new SourceError(source, lines + leadingLineBreaks(failure.raw ?? '') + 1, 'a quoted field is never closed');
+  }
+  if (failure) throw failure;
+}
+
+/** Line breaks before a record's first character: the blank lines skipped before it. */
+function leadingLineBreaks(raw: string): number {
+  return lineBreaks(/^[\r\n]*/.exec(raw)?.[0] ?? '');
+}
+
+function lineBreaks(text: string): number {
+  return text.match(/\r\n|\n|\r/g)?.length ?? 0;
+}
+
 /**
  * CSV rows as documents. The first row names the columns. Each row becomes
  * `{id, content, metadata}`: `content` holds the content columns as strings; every other
  * column goes to `metadata`, where `true`/`false` become booleans, numbers written the way
  * JSON writes them (`1977`, `4.5`, not `01234`) become numbers, and empty cells are left out.
  */
-export class CsvDocuments implements ChunkParser<ParsedValue> {
-  private readonly rows: CsvParser;
+export async function* csvDocuments(
+  source: string,
+  text: AsyncIterable<string>,
+  mapping: CsvMapping,
+): AsyncGenerator<ParsedValue> {
+  const reader = new CsvDocumentReader(source, mapping);
+  for await (const row of csvRows(source, text)) yield* reader.toDocument(row);
+}
+
+class CsvDocumentReader {
   private header?: { columns: string[]; id: number; content: number[]; metadata: number[] };
 
   constructor(
     private readonly source: string,
     private readonly mapping: CsvMapping,
-  ) {
-    this.rows = new CsvParser(source);
-  }
+  ) {}
 
-  *push(text: string): Generator<ParsedValue> {
-    for (const row of this.rows.push(text)) yield* this.toDocument(row);
-  }
-
-  *end(): Generator<ParsedValue> {
-    for (const row of this.rows.end()) yield* this.toDocument(row);
-  }
-
-  private toDocument(row: CsvRow): ParsedValue[] {
+  toDocument(row: CsvRow): ParsedValue[] {
     if (!this.header) {
       this.header = this.readHeader(row);
       return [];

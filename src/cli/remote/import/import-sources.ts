@@ -1,12 +1,13 @@
 import { createReadStream, statSync } from 'node:fs';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { UsageError } from '../../cli-support.js';
-import { CsvDocuments, type CsvMapping } from './csv-documents.js';
+import { type CsvMapping, csvDocuments } from './csv-documents.js';
 import { type SourceDocument, toImportDocument } from './import-document.js';
 import { JsonArrayParser } from './json-array-parser.js';
-import { JsonLinesParser } from './jsonl-parser.js';
-import type { ChunkParser, ParsedValue } from './source-error.js';
+import { type ParsedValue, SourceError } from './source-error.js';
 
 export const IMPORT_FORMATS = ['jsonl', 'json', 'csv'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
@@ -45,9 +46,45 @@ export function sniffFormat(text: string): ImportFormat | undefined {
   return undefined;
 }
 
-function parserFor(format: ImportFormat, name: string, csv: CsvMapping): ChunkParser<ParsedValue> {
-  if (format === 'csv') return new CsvDocuments(name, csv);
-  return format === 'json' ? new JsonArrayParser(name) : new JsonLinesParser(name);
+/** JSON Lines: one JSON value per line, blank lines skipped, each with its line number. */
+async function* jsonLines(source: string, text: AsyncIterable<string>): AsyncGenerator<ParsedValue> {
+  let line = 0;
+  for await (const raw of createInterface({ input: Readable.from(text), crlfDelay: Number.POSITIVE_INFINITY })) {
+    line++;
+    if (raw.trim() === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch (error) {
+      throw new SourceError(source, line, `not valid JSON (${(error as Error).message})`);
+    }
+    yield { value, line };
+  }
+}
+
+/** A JSON array, element by element (see {@link JsonArrayParser}). */
+async function* jsonArray(source: string, text: AsyncIterable<string>): AsyncGenerator<ParsedValue> {
+  const parser = new JsonArrayParser(source);
+  for await (const chunk of text) yield* parser.push(chunk);
+  yield* parser.end();
+}
+
+/** `bytes` as UTF-8 text, without a leading byte-order mark; `onRead` is told each chunk's size. */
+async function* utf8Text(bytes: AsyncIterable<Buffer>, onRead: (size: number) => void): AsyncGenerator<string> {
+  const decoder = new StringDecoder('utf8');
+  let started = false;
+  const withoutBom = (text: string): string => {
+    if (started || text === '') return text;
+    started = true;
+    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  };
+  for await (const chunk of bytes) {
+    onRead(chunk.length);
+    const text = withoutBom(decoder.write(chunk));
+    if (text !== '') yield text;
+  }
+  const rest = withoutBom(decoder.end());
+  if (rest !== '') yield rest;
 }
 
 /**
@@ -70,42 +107,33 @@ export function openImportSource(file: string, options: ImportSourceOptions): Im
   let read = 0;
   async function* documents(): AsyncGenerator<SourceDocument> {
     const input = file === '-' ? (options.stdin ?? process.stdin) : createReadStream(file);
-    const decoder = new StringDecoder('utf8');
-    let parser: ChunkParser<ParsedValue> | undefined;
-    let bomChecked = false;
-    // A pipe may deliver one byte at a time: the BOM check waits for the first decoded
-    // character, and sniffing the format for the first non-whitespace one.
+    const text = utf8Text(input, (size) => {
+      read += size;
+    });
+    // The format from the option or the name, else from the first character that is not
+    // whitespace, which a pipe may deliver after any number of reads.
     let head = '';
-    const take = (text: string): string => {
-      if (!bomChecked && text !== '') {
-        bomChecked = true;
-        if (text.charCodeAt(0) === 0xfeff) return text.slice(1);
-      }
-      return text;
-    };
-    const known = options.format ?? formatFromName(file);
-    for await (const chunk of input) {
-      read += chunk.length;
-      let text = take(decoder.write(chunk));
-      if (!parser) {
-        head += text;
-        if (known === undefined && head.trimStart() === '') continue;
-        parser = pickParser(head);
-        text = head;
-        head = '';
-      }
-      for (const value of parser.push(text)) yield toImportDocument(name, value);
+    let format = options.format ?? formatFromName(file);
+    while (format === undefined && head.trimStart() === '') {
+      const next = await text.next();
+      if (next.done) break;
+      head += next.value;
+      format = sniffFormat(head);
     }
-    const rest = head + take(decoder.end());
-    parser ??= pickParser(rest);
-    for (const value of [...parser.push(rest), ...parser.end()]) yield toImportDocument(name, value);
-  }
-  const pickParser = (firstText: string) => {
-    const format = options.format ?? formatFromName(file) ?? sniffFormat(firstText);
-    if (!format) {
+    if (format === undefined) {
       throw new UsageError(`cannot tell the format of ${name}: name it .jsonl, .json or .csv, or pass --format`);
     }
-    return parserFor(format, name, options.csv);
-  };
+    const chunks = (async function* () {
+      if (head !== '') yield head;
+      yield* text;
+    })();
+    const values =
+      format === 'csv'
+        ? csvDocuments(name, chunks, options.csv)
+        : format === 'json'
+          ? jsonArray(name, chunks)
+          : jsonLines(name, chunks);
+    for await (const value of values) yield toImportDocument(name, value);
+  }
   return { name, totalBytes, bytesRead: () => read, documents };
 }

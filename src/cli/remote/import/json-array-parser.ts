@@ -7,7 +7,8 @@ const WHITESPACE = new Set([' ', '\t', '\n', '\r']);
 /**
  * A top-level JSON array, streamed: each element is cut out by tracking nesting and strings,
  * then parsed on its own, so only one element is held in memory at a time. Errors name the
- * line the offending element starts on.
+ * line the offending element starts on, which is why this is not stream-json: its tokens carry no
+ * positions in the text.
  */
 export class JsonArrayParser implements ChunkParser<ParsedValue> {
   private state: State = 'before';

@@ -10,6 +10,7 @@
  * Messages are handled in order, one at a time: a search sent after a write sees it. Protocol:
  * see text-shard-protocol.ts. Every request gets one reply `{ id, result }` or `{ id, error }`.
  */
+import { stat } from 'node:fs/promises';
 import { parentPort } from 'node:worker_threads';
 import type { Embedder, TermStatistics } from '../../providers/provider-types.js';
 import { type AnalyzedDocument, analyzeFields } from '../../query/analyzer.js';
@@ -17,6 +18,7 @@ import { collectGarbage } from '../exposed-gc.js';
 import { type CollectionStatistics, FullTextIndex } from '../full-text/full-text-index.js';
 import { readFullTextSnapshot, writeFullTextSnapshot } from '../full-text/full-text-snapshot.js';
 import { IdleCollection } from '../idle-collection.js';
+import { lowerPrioritySuffices, lowerThreadPriority } from '../thread-priority.js';
 import { encodeVector } from '../vector-codes.js';
 import { normalize } from '../vector-math.js';
 import { errorReply } from '../worker-client.js';
@@ -28,6 +30,21 @@ import {
   SPELLING_DISTANCE,
   type StatisticsOptions,
 } from './text-shard-protocol.js';
+
+/**
+ * Shard threads run a little below the main thread's priority (nice 5: a third of its share when
+ * both want a core): the main thread takes every request in and coordinates every search, so a
+ * burst of indexing here must not keep it waiting. The vector workers stay below both (nice 19).
+ */
+const SHARD_NICE = 5;
+// Threads inherit the nice value of the thread that creates them, and libuv's thread pool (file
+// I/O, scrypt, DNS for the whole process) is created by its first user: make sure it exists before
+// this thread lowers itself.
+void stat('.')
+  .catch(() => undefined)
+  .then(() => {
+    if (lowerPrioritySuffices()) lowerThreadPriority(SHARD_NICE);
+  });
 
 /** Shards smaller than this get no snapshot file: rebuilding them from SQLite takes well under a second. */
 const SNAPSHOT_MIN_DOCUMENTS = 2500;

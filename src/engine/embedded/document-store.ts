@@ -10,6 +10,13 @@ import { encodeVector, storedCode, type VectorCode } from './vector-codes.js';
  */
 export const STATEMENT_CACHE = { maxStatements: 64, maxSqlChars: 512 * 1024 } as const;
 
+/** A written document version's vector, as it comes back to be stored. */
+export interface EmbeddedDocument {
+  label: number;
+  id: string;
+  vector: VectorCode;
+}
+
 /** What SQLite keeps of a document. */
 export type StorableDocument = Pick<PreparedDocument, 'id' | 'content' | 'metadata'>;
 
@@ -188,16 +195,20 @@ export class DocumentStore {
   }
 
   /**
-   * Stores the vectors of documents written by {@link writeUnembedded}, in one transaction; per
-   * entry, whether it was stored (false when that version was replaced or deleted meanwhile, or
-   * already has its vector).
+   * Stores the vectors of documents of namespace `nsId` written by {@link writeUnembedded}, in one
+   * transaction; per entry, whether it was stored (false when that version was replaced or deleted
+   * meanwhile, or already has its vector). Whether the version still exists is read from the
+   * (namespace, id) index, which holds the label: looking the label up in the table would read the
+   * document's own page, and through the memory map every document of a bulk load would stay
+   * resident.
    */
-  addEmbeddings(entries: { label: number; vector: VectorCode }[]): boolean[] {
+  addEmbeddings(nsId: number, entries: EmbeddedDocument[]): boolean[] {
     const insert = this.statement(
-      'INSERT OR IGNORE INTO embeddings (label, vector) SELECT ?, ? WHERE EXISTS (SELECT 1 FROM documents WHERE label = ?)',
+      'INSERT OR IGNORE INTO embeddings (label, vector) SELECT ?, ? WHERE EXISTS ' +
+        '(SELECT 1 FROM documents INDEXED BY documents_ns_id WHERE ns = ? AND id = ? AND label = ?)',
     );
     return this.db.transaction(() =>
-      entries.map(({ label, vector }) => insert.run(label, vector, label).changes === 1),
+      entries.map(({ label, id, vector }) => insert.run(label, vector, nsId, id, label).changes === 1),
     )();
   }
 

@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import { AppError } from '../../errors.js';
+import { AppError, errors, forWantOfDescriptors } from '../../errors.js';
 import type {
   DeleteSelector,
   DocumentInput,
@@ -32,7 +32,7 @@ import { compileFilter, type SqlFragment } from './filter-sql.js';
 import { IndexEmbedder } from './index-embedder.js';
 import { databaseFile, folderSize } from './index-files.js';
 import { NamespaceIndexes, type NamespaceIndexSettings } from './namespace-indexes.js';
-import { type SearchContext, search } from './search.js';
+import { LostShardError, type SearchContext, search } from './search.js';
 import { WorkerExitedError } from './worker-client.js';
 
 /** Documents on their way to the text shards past which applying changes waits for them. */
@@ -157,12 +157,21 @@ export class EmbeddedIndex implements IndexEngine {
     try {
       return await search(this.searchContext, namespace, request);
     } catch (error) {
-      if (!(error instanceof WorkerExitedError)) throw error;
-      // A text shard died under the search: its namespace is built again, and the search with it.
+      if (!lostShard(error)) throw error;
+      // A text shard died under the search, or lost a write before it: the namespace is built
+      // again from SQLite, and the search runs again on it (not when file descriptors ran out:
+      // the rebuild would need more of them). Twice in a row is a 503.
       const nsId = this.store.namespaceId(namespace);
       if (nsId !== undefined) this.indexes.lose(nsId);
       this.assertOpen();
-      return search(this.searchContext, namespace, request);
+      try {
+        if (forWantOfDescriptors(error.cause)) throw error;
+        return await search(this.searchContext, namespace, request);
+      } catch (again) {
+        if (!lostShard(again)) throw again;
+        if (forWantOfDescriptors(again.cause)) throw errors.outOfDescriptors(again.cause);
+        throw errors.retrySoon('The full-text index of the namespace is being rebuilt; try again in a moment', again);
+      }
     }
   }
 
@@ -305,6 +314,11 @@ export class EmbeddedIndex implements IndexEngine {
   private assertOpen(): void {
     if (this.closing) throw new AppError('service_unavailable', 'The index is closing or has been dropped');
   }
+}
+
+/** Whether a search failed because a text shard lost part of its namespace (see ShardedText.lost). */
+function lostShard(error: unknown): error is WorkerExitedError | LostShardError {
+  return error instanceof WorkerExitedError || error instanceof LostShardError;
 }
 
 /** The documents a delete selector names, as a condition on the documents table (alias `d`). */

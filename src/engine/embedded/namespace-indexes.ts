@@ -1,6 +1,6 @@
 import { forWantOfDescriptors } from '../../errors.js';
 import type { EngineLogger } from '../providers/provider-types.js';
-import type { DocumentStore } from './document-store.js';
+import type { DocumentStore, EmbeddedDocument } from './document-store.js';
 import { FilterMatches } from './filter-matches.js';
 import type { SqlFragment } from './filter-sql.js';
 import type { HnswWorker } from './hnsw-worker-client.js';
@@ -181,11 +181,11 @@ export class NamespaceIndexes {
   }
 
   /** Vectors the shards made for written documents: stored, then handed to the graphs. */
-  private embedded(nsId: number, docs: { label: number; vector: VectorCode }[], seconds: number): void {
+  private embedded(nsId: number, docs: EmbeddedDocument[], seconds: number): void {
     this.parts.onEmbed?.(seconds, docs.length);
     let stored: boolean[];
     try {
-      stored = this.store.addEmbeddings(docs);
+      stored = this.store.addEmbeddings(nsId, docs);
     } catch (error) {
       // Left without a vector in SQLite, they are embedded again when the namespace is rebuilt.
       this.texts.lose(nsId);

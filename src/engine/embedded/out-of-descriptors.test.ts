@@ -47,7 +47,9 @@ describe.skipIf(!descriptorsCanRunOut)('an index opened while the process has no
     // Every vector came from the files, which are as they were: nothing was rebuilt.
     expect((await index.info()).pendingVectorCount).toBe(0);
     expect(graphFiles.map((file) => fs.statSync(file).mtimeMs)).toEqual(written);
-    // A moment's shortage, answered 503: a warning, and no rebuild.
-    expect(logs).toEqual([['warn', 'loading vectors failed']]);
+    // A moment's shortage, answered 503: warnings (the full-text index that could not read its
+    // documents is built again from SQLite), and no rebuild of the graphs.
+    expect(logs.map(([level]) => level)).toEqual(logs.map(() => 'warn'));
+    expect(logs).toContainEqual(['warn', 'loading vectors failed']);
   });
 });

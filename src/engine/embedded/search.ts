@@ -96,6 +96,8 @@ export async function search(
   // The text shards search while the vector workers search the graphs.
   const textPart = text.search(analyzed, depth, matches, statistics);
   const [semanticMatches, textTop] = await Promise.all([semanticPart, textPart]);
+  // A write sent before this search that a shard failed to take: its answer may miss the write.
+  if (text.lost) throw new LostShardError(text.lostBecause);
   const semantic = new Map(semanticMatches.map((m) => [m.label, m.score]));
   const textScores = new Map(textTop.map((m) => [m.label, m.score]));
   if (weight > 0 && weight < 1) {
@@ -140,6 +142,13 @@ export async function search(
     .slice(0, request.topK)
     .map((c) => ({ ...toOutput(rows.get(c.label)!, request), score: c.score }));
   return { hits, rerankedDocuments: request.reranking ? window.length : 0 };
+}
+
+/** A search ran on a namespace whose full-text index lost part of itself (see ShardedText.lost). */
+export class LostShardError extends Error {
+  constructor(cause: unknown) {
+    super('the full-text index of the namespace is being rebuilt', { cause });
+  }
 }
 
 function sameWords(a: string[], b: string[]): boolean {

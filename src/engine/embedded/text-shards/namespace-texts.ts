@@ -1,8 +1,7 @@
 import { forWantOfDescriptors } from '../../../errors.js';
 import type { EngineLogger } from '../../providers/provider-types.js';
-import type { DocumentStore } from '../document-store.js';
+import type { DocumentStore, EmbeddedDocument } from '../document-store.js';
 import { databaseFile, fullTextFile, partFile, removeFileParts } from '../index-files.js';
-import type { VectorCode } from '../vector-codes.js';
 import { ShardedText } from './sharded-text.js';
 import type { TextShards } from './text-shards.js';
 
@@ -23,8 +22,6 @@ interface NamespaceText {
   sent: number;
   /** Writes sent and not answered yet. */
   writes: Set<Promise<unknown>>;
-  /** Set when a shard lost it: it is rebuilt at its next use. */
-  lost: boolean;
   /**
    * The lowest label a write has sent since the namespace was opened: the build leaves such
    * labels (and higher ones, committed later) to those writes.
@@ -36,7 +33,7 @@ export interface NamespaceTextsOptions {
   /** The lexical embedder the shards make document vectors with (when the index's embedder is one). */
   embedder: string | undefined;
   /** Vectors made by the shards for documents written without them, and the time the shards took. */
-  embedded(nsId: number, docs: { label: number; vector: VectorCode }[], seconds: number): void;
+  embedded(nsId: number, docs: EmbeddedDocument[], seconds: number): void;
 }
 
 /**
@@ -61,7 +58,7 @@ export class NamespaceTexts {
   /** The namespace's full-text index (its rebuild starts now if it is not built). */
   of(nsId: number): NamespaceText {
     let text = this.texts.get(nsId);
-    if (text && !text.lost) return text;
+    if (text && !text.sharded.lost) return text;
     if (text) this.discardLost(nsId, text);
     const sharded = new ShardedText(this.shards, `${++built}`);
     text = {
@@ -70,18 +67,17 @@ export class NamespaceTexts {
       embedding: 0,
       sent: 0,
       writes: new Set(),
-      lost: false,
       firstWritten: Number.POSITIVE_INFINITY,
     };
     const current = text;
     this.texts.set(nsId, text);
     this.shards.watch(sharded.key, () => {
-      current.lost = true;
+      current.sharded.lost = true;
     });
     text.ready = this.build(nsId, current);
     // A failed build leaves the namespace to be built again at its next use.
     text.ready.catch(() => {
-      current.lost = true;
+      current.sharded.lost = true;
     });
     return text;
   }
@@ -116,8 +112,8 @@ export class NamespaceTexts {
       (indexed) => {
         text.embedding -= counted;
         text.sent -= labels.length;
-        if (embedder && !text.lost) {
-          const vectors = indexed.labels.map((label, i) => ({ label, vector: indexed.codes[i] }));
+        if (embedder && !text.sharded.lost) {
+          const vectors = indexed.labels.map((label, i) => ({ label, id: indexed.ids[i], vector: indexed.codes[i] }));
           this.options.embedded(nsId, vectors, indexed.seconds);
         }
       },
@@ -133,7 +129,7 @@ export class NamespaceTexts {
   /** Removes document versions from the namespace's index (when it is built; a later build reads SQLite). */
   remove(nsId: number, labels: number[]): void {
     const text = this.texts.get(nsId);
-    if (!text || text.lost || labels.length === 0) return;
+    if (!text || text.sharded.lost || labels.length === 0) return;
     void this.track(
       text,
       text.sharded.remove(labels).catch((error) => this.failed(nsId, text, error)),
@@ -161,12 +157,12 @@ export class NamespaceTexts {
   /** Marks the namespace to be built again at its next use (it missed a write it cannot redo). */
   lose(nsId: number): void {
     const text = this.texts.get(nsId);
-    if (text) text.lost = true;
+    if (text) text.sharded.lost = true;
   }
 
   /** Whether a namespace lost writes (its documents without vectors are embedded at its rebuild). */
   anyLost(): boolean {
-    for (const text of this.texts.values()) if (text.lost) return true;
+    for (const text of this.texts.values()) if (text.sharded.lost) return true;
     return false;
   }
 
@@ -212,7 +208,7 @@ export class NamespaceTexts {
   private async closeShards(text: NamespaceText, save: boolean, nsId?: number): Promise<void> {
     this.shards.unwatch(text.sharded.key);
     await text.ready.catch(() => undefined);
-    const keep = save && !text.lost && nsId !== undefined;
+    const keep = save && !text.sharded.lost && nsId !== undefined;
     try {
       await text.sharded.close(keep ? (shard) => this.snapshotFile(nsId, shard) : undefined);
     } catch (error) {
@@ -262,13 +258,14 @@ export class NamespaceTexts {
   }
 
   private failed(nsId: number, text: NamespaceText, error: unknown): void {
-    if (!text.lost) {
+    text.sharded.lostBecause ??= error;
+    if (!text.sharded.lost) {
       this.logger[forWantOfDescriptors(error) ? 'warn' : 'error'](
         { err: error, folder: this.folder, nsId },
         'updating the full-text index failed; it will be rebuilt',
       );
     }
-    text.lost = true;
+    text.sharded.lost = true;
   }
 
   /** A lost namespace's surviving shards are dropped before it is built again. */

@@ -3,9 +3,18 @@ import type { JsonObject } from '../../contract.js';
 import { textFields } from '../../query/text-tokens.js';
 import { sqliteOutOfDescriptors } from '../descriptor-probe.js';
 
-/** A stored document's label and the string values of its content, in order. */
+/**
+ * Loads SQLite's native module now, when the thread starts: better-sqlite3 loads it with the first
+ * connection, and that may come when the process has no file descriptor left to load it with.
+ */
+export function loadSqlite(): void {
+  new Database(':memory:').close();
+}
+
+/** A stored document's label, id and the string values of its content, in order. */
 export interface StoredText {
   label: number;
+  id: string;
   fields: string[];
 }
 
@@ -20,26 +29,39 @@ export class ShardDocuments {
   private readonly byLabels: Database.Statement;
 
   constructor(file: string) {
+    let db: Database.Database | undefined;
     try {
-      this.db = new Database(file, { readonly: true, fileMustExist: true });
+      db = new Database(file, { readonly: true, fileMustExist: true });
+      // Read in label order, mostly once each: a map of the file would only hold pages in this process.
+      db.pragma('mmap_size = 0');
+      db.pragma('cache_size = -2048');
+      this.byLabels = db.prepare(
+        'SELECT label, id, json(content) AS content FROM documents WHERE label IN (SELECT value FROM json_each(?)) ORDER BY label',
+      );
+      this.db = db;
     } catch (error) {
-      // Reported with the system's code: the main thread answers 503, and a later request opens it.
-      if (sqliteOutOfDescriptors(error))
+      // Asked before the close gives a descriptor back. Reported with the system's code: the main
+      // thread answers 503, and a later request opens it.
+      const outOfDescriptors = sqliteOutOfDescriptors(error);
+      db?.close();
+      if (outOfDescriptors)
         throw Object.assign(new Error(`no file descriptor left to open ${file}`), { code: 'EMFILE' });
       throw error;
     }
-    // Read in label order, mostly once each: a map of the file would only hold pages in this process.
-    this.db.pragma('mmap_size = 0');
-    this.db.pragma('cache_size = -2048');
-    this.byLabels = this.db.prepare(
-      'SELECT label, json(content) AS content FROM documents WHERE label IN (SELECT value FROM json_each(?)) ORDER BY label',
-    );
   }
 
   /** The texts of those of `labels` that still exist (replaced and deleted versions are gone), in label order. */
   texts(labels: ArrayLike<number>): StoredText[] {
-    const rows = this.byLabels.all(JSON.stringify(Array.from(labels))) as { label: number; content: string }[];
-    return rows.map((row) => ({ label: row.label, fields: textFields(JSON.parse(row.content) as JsonObject) }));
+    const rows = this.byLabels.all(JSON.stringify(Array.from(labels))) as {
+      label: number;
+      id: string;
+      content: string;
+    }[];
+    return rows.map((row) => ({
+      label: row.label,
+      id: row.id,
+      fields: textFields(JSON.parse(row.content) as JsonObject),
+    }));
   }
 
   close(): void {

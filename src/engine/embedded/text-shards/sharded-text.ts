@@ -33,6 +33,14 @@ export interface QueryStatistics extends SummedStatistics {
  * the same scores as one index holding every document; the best of all shards are the top k.
  */
 export class ShardedText {
+  /**
+   * Set when a shard lost part of the namespace (its thread died, or it failed to take a write):
+   * its owner builds it again at its next use, and a search that ran on it is not to be trusted.
+   */
+  lost = false;
+  /** What made a shard lose part of the namespace, when known. */
+  lostBecause: unknown;
+
   constructor(
     private readonly shards: TextShards,
     /** Unique per open namespace in the process: names its shards in every worker. */
@@ -58,7 +66,10 @@ export class ShardedText {
    * name), the codes of their vectors, made by each shard with its own statistics, and the time the
    * shards spent making them.
    */
-  async add(labels: number[], embedder?: string): Promise<{ labels: number[]; codes: VectorCode[]; seconds: number }> {
+  async add(
+    labels: number[],
+    embedder?: string,
+  ): Promise<{ labels: number[]; ids: string[]; codes: VectorCode[]; seconds: number }> {
     const parts = this.split(labels, (label) => label);
     const replies = (await Promise.all(
       parts.map((part, shard) => {
@@ -68,15 +79,17 @@ export class ShardedText {
       }),
     )) as (IndexedDocuments | undefined)[];
     const indexed: number[] = [];
+    const ids: string[] = [];
     const codes: VectorCode[] = [];
     let seconds = 0;
     for (const reply of replies) {
       if (!reply) continue;
       indexed.push(...reply.labels);
       if (reply.codes) codes.push(...unpack(reply.codes, reply.labels.length));
+      if (reply.ids) ids.push(...reply.ids);
       seconds += reply.seconds ?? 0;
     }
-    return { labels: indexed, codes, seconds };
+    return { labels: indexed, ids, codes, seconds };
   }
 
   /**

@@ -29,11 +29,12 @@ export interface EmbeddedVectors {
 }
 
 /**
- * The documents a shard indexed (labels, Float64Array) and, when asked to embed them, the codes
- * (vector-codes.ts) of their vectors back to back and the time that took.
+ * The documents a shard indexed (labels, Float64Array) and, when asked to embed them, their ids,
+ * the codes (vector-codes.ts) of their vectors back to back and the time that took.
  */
 export interface IndexedDocuments {
   labels: Float64Array;
+  ids?: string[];
   codes?: Uint8Array;
   seconds?: number;
 }

@@ -23,7 +23,7 @@ import { encodeVector } from '../vector-codes.js';
 import { normalize } from '../vector-math.js';
 import { errorReply } from '../worker-client.js';
 import { lexicalEmbedder } from './lexical-embedders.js';
-import { ShardDocuments } from './shard-documents.js';
+import { loadSqlite, ShardDocuments, type StoredText } from './shard-documents.js';
 import {
   type ShardRequest,
   type ShardStatistics,
@@ -56,14 +56,14 @@ interface Shard {
 }
 
 const shards = new Map<string, Shard>();
-/** Connections to index files, with how many shards use each. */
-const databases = new Map<string, { documents: ShardDocuments; users: number }>();
+
 const embedders = new Map<string, Embedder>();
 /** This thread's collector: a burst of writes leaves the analyses' garbage behind (see idle-collection.ts). */
 const idle = new IdleCollection(collectGarbage);
 
 const port = parentPort;
 if (!port) throw new Error('text-shard.worker must run in a worker thread');
+loadSqlite();
 
 port.on('message', (message: ShardRequest & { id: number }) => {
   if (message.type === 'crash') throw new Error('crash requested'); // tests: an uncaught worker error
@@ -130,9 +130,6 @@ function textOf(key: string): FullTextIndex {
 function open(key: string, database: string, file: string | undefined): Handled {
   let shard = shards.get(key);
   if (!shard) {
-    const connection = databases.get(database) ?? { documents: new ShardDocuments(database), users: 0 };
-    connection.users++;
-    databases.set(database, connection);
     const state = file ? readFullTextSnapshot(file) : undefined;
     shard = { text: state ? FullTextIndex.fromState(state) : new FullTextIndex(), database };
     shards.set(key, shard);
@@ -142,13 +139,7 @@ function open(key: string, database: string, file: string | undefined): Handled 
 }
 
 function close(key: string): void {
-  const shard = shards.get(key);
-  if (!shard) return;
   shards.delete(key);
-  const connection = databases.get(shard.database)!;
-  if (--connection.users > 0) return;
-  databases.delete(shard.database);
-  connection.documents.close();
 }
 
 /**
@@ -158,7 +149,16 @@ function close(key: string): void {
  */
 function add(key: string, labels: Float64Array, embedderName: string | undefined): Handled {
   const { text, database } = shardOf(key);
-  const stored = databases.get(database)!.documents.texts(labels);
+  // A connection per batch: each holds three file descriptors (the file, its WAL and shared
+  // memory), which an index with nothing being written should not keep here, and opening one
+  // costs little beside a batch's analysis.
+  const documents = new ShardDocuments(database);
+  let stored: StoredText[];
+  try {
+    stored = documents.texts(labels);
+  } finally {
+    documents.close();
+  }
   const analyses = stored.map((doc) => analyzeFields(doc.fields));
   for (let i = 0; i < stored.length; i++) text.add(stored[i].label, analyses[i]);
   idle.note(stored.length);
@@ -174,7 +174,7 @@ function add(key: string, labels: Float64Array, embedderName: string | undefined
     codes.set(encodeVector(normalize(vector)), i * size);
   });
   return {
-    result: { labels: found, codes, seconds: (performance.now() - started) / 1000 },
+    result: { labels: found, ids: stored.map((doc) => doc.id), codes, seconds: (performance.now() - started) / 1000 },
     transfer: [found.buffer, codes.buffer],
   };
 }

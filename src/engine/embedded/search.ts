@@ -31,6 +31,14 @@ export interface SearchContext {
   turn: Turn;
 }
 
+/**
+ * Full-text matches a pure vector search (w = 1) scores as candidates beside the graphs' nearest
+ * neighbours: with a lexical embedder, the documents that share the query's words are most of its
+ * true nearest neighbours, and a short query far from every document is where a graph walk misses
+ * most. They cost a deeper full-text search and their stored vectors' reading.
+ */
+const VECTOR_TEXT_CANDIDATES = 200;
+
 /** Extra rows read beyond the window, so a few candidates deleted meanwhile cost no second read. */
 const READ_MARGIN = 8;
 
@@ -94,7 +102,12 @@ export async function search(
     ? semanticCandidates(store, vectors, queryVector!, depth, matches, store.documentCount(nsId), turn)
     : Promise.resolve([]);
   // The text shards search while the vector workers search the graphs.
-  const textPart = text.search(analyzed, depth, matches, statistics);
+  const textPart = text.search(
+    analyzed,
+    weight === 1 ? Math.max(depth, VECTOR_TEXT_CANDIDATES) : depth,
+    matches,
+    statistics,
+  );
   const [semanticMatches, textTop] = await Promise.all([semanticPart, textPart]);
   // A write sent before this search that a shard failed to take: its answer may miss the write.
   if (text.lost) throw new LostShardError(text.lostBecause);

@@ -258,6 +258,36 @@ describe('embedded index', () => {
     await other.close();
   });
 
+  it('embeds no query for a full-text search (semanticWeight 0), and each hybrid query once', async () => {
+    const embedded: string[] = [];
+    const counting = {
+      name: 'counting',
+      dimensions: 3,
+      embed: async (texts: string[]) => {
+        embedded.push(...texts);
+        return texts.map((text) => Float32Array.from([text.length, 1, 1]));
+      },
+    };
+    const other = testEngine(`${temp.dir}/counting`, { embedder: counting });
+    const counted = await other.open('idx');
+    await counted.upsert(
+      '',
+      [
+        { id: 'a', content: { t: 'apple pie' } },
+        { id: 'b', content: { t: 'banana' } },
+      ],
+      NO_LIMIT,
+    );
+    embedded.length = 0;
+    const fullText = await counted.search('', searchRequest('apple', { semanticWeight: 0 }));
+    expect(fullText.hits.map((hit) => hit.id)).toEqual(['a']);
+    expect(embedded).toEqual([]);
+    const hybrid = await counted.search('', searchRequest('apple', { semanticWeight: 0.5 }));
+    expect(hybrid.hits[0].id).toBe('a');
+    expect(embedded).toEqual(['apple']);
+    await other.close();
+  });
+
   it('persists across close/reopen, reusing the HNSW file, and rebuilds a deleted or corrupt one', async () => {
     const docs = Array.from({ length: 300 }, (_, i) => ({
       id: `d${i}`,

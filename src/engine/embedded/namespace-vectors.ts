@@ -38,9 +38,11 @@ export const TIE_MARGIN = 16;
  * The ef (candidate list size) of a graph search asking for `k` neighbours of which the caller
  * needs the best `wanted` (fewer than `k` when post-filtering an oversampled search):
  * `efSearch` up to {@link EF_NEIGHBOURS} wanted, proportionally more beyond (at most
- * {@link EF_MAX_SCALE}·efSearch), and never less than `k`, which hnswlib requires.
+ * {@link EF_MAX_SCALE}·efSearch), and never less than `k`, which hnswlib requires. `effort` (0..1]
+ * takes that share of efSearch as the base, for searches that need fewer of the true neighbours.
  */
-export function searchEf(efSearch: number, k: number, wanted = k): number {
+export function searchEf(configured: number, k: number, wanted = k, effort = 1): number {
+  const efSearch = Math.max(1, Math.round(configured * effort));
   const scaled = Math.min(EF_MAX_SCALE * efSearch, Math.ceil((efSearch * wanted) / EF_NEIGHBOURS));
   return Math.max(efSearch, scaled, k);
 }
@@ -128,14 +130,14 @@ export class NamespaceVectors {
   /**
    * Approximate nearest neighbours from the graph (similarity = cosine), best first: `k` of them
    * plus up to {@link TIE_MARGIN} more, searched with the ef for `wanted` results (see
-   * {@link searchEf}); with `allowed`, only those. Callers cut to `k` after ordering ties by label:
+   * {@link searchEf}, with its `effort`); with `allowed`, only those. Callers cut to `k` after ordering ties by label:
    * the graph returns equal scores in no defined order, and nodes must agree on the answer.
    */
-  async nearest(query: Float32Array, k: number, allowed?: Set<number>, wanted = k): Promise<Scored[]> {
+  async nearest(query: Float32Array, k: number, allowed?: Set<number>, wanted = k, effort = 1): Promise<Scored[]> {
     const graph = this.graph;
     if (!graph) return [];
     const asked = k + TIE_MARGIN;
-    const ef = searchEf(this.settings.efSearch, asked, Math.min(wanted, k));
+    const ef = searchEf(this.settings.efSearch, asked, Math.min(wanted, k), effort);
     const { labels, distances } = await this.worker.search(
       graph,
       query,

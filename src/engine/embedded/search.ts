@@ -39,6 +39,14 @@ export interface SearchContext {
  */
 const VECTOR_TEXT_CANDIDATES = 200;
 
+/**
+ * The share of efSearch an unfiltered graph walk uses in a hybrid search (0 < w < 1). There the
+ * full-text candidates are scored by vector too, so the graph only adds documents close to the
+ * query without its words, and those are the nearest ones, which a short walk finds first: the
+ * default request's top 10 hardly depends on how far the walk goes, while its cost grows with ef.
+ */
+const HYBRID_GRAPH_EFFORT = 0.25;
+
 /** Extra rows read beyond the window, so a few candidates deleted meanwhile cost no second read. */
 const READ_MARGIN = 8;
 
@@ -99,7 +107,16 @@ export async function search(
   // Labels are never reused, so the filter matches stay valid across the awaits below.
   const matches = filter ? await turn(() => context.filterMatches(nsId, filterText, filter)) : undefined;
   const semanticPart = vectors
-    ? semanticCandidates(store, vectors, queryVector!, depth, matches, store.documentCount(nsId), turn)
+    ? semanticCandidates(
+        store,
+        vectors,
+        queryVector!,
+        depth,
+        matches,
+        store.documentCount(nsId),
+        turn,
+        weight < 1 ? HYBRID_GRAPH_EFFORT : 1,
+      )
     : Promise.resolve([]);
   // The text shards search while the vector workers search the graphs.
   const textPart = text.search(

@@ -72,11 +72,11 @@ export class SegmentedVectors {
   }
 
   /** Nearest neighbours over every graph (searched in parallel), best first; see NamespaceVectors.nearest. */
-  async nearest(query: Float32Array, k: number, allowed?: Set<number>, wanted = k): Promise<Scored[]> {
+  async nearest(query: Float32Array, k: number, allowed?: Set<number>, wanted = k, effort = 1): Promise<Scored[]> {
     const count = this.segments.length;
     const allowedBy = allowed && count > 1 ? split(allowed, count) : undefined;
     const results = await Promise.all(
-      this.segments.map((segment, i) => segment.nearest(query, k, allowedBy ? allowedBy[i] : allowed, wanted)),
+      this.segments.map((segment, i) => segment.nearest(query, k, allowedBy ? allowedBy[i] : allowed, wanted, effort)),
     );
     return results.length === 1
       ? results[0]

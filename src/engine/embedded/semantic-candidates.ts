@@ -22,6 +22,7 @@ const OVERSAMPLE_MIN_SELECTIVITY = 0.02;
  * - otherwise, or when post-filtering came back short: graph search with the label predicate
  *   (the labels travel to the worker, and the graph tests each visited node against them);
  * - and exact scoring as the last resort, so up to `k` matches are returned whenever they exist.
+ * `effort` is the share of efSearch an unfiltered graph walk uses (see searchEf).
  */
 export async function semanticCandidates(
   store: DocumentStore,
@@ -31,8 +32,9 @@ export async function semanticCandidates(
   matches: Set<number> | undefined,
   documentCount: number,
   turn: Turn = runNow,
+  effort = 1,
 ): Promise<Scored[]> {
-  const candidates = await approximateCandidates(store, vectors, query, k, matches, documentCount, turn);
+  const candidates = await approximateCandidates(store, vectors, query, k, matches, documentCount, turn, effort);
   return turn(() => rescore(store, query, candidates, k));
 }
 
@@ -65,10 +67,11 @@ async function approximateCandidates(
   matches: Set<number> | undefined,
   documentCount: number,
   turn: Turn,
+  effort: number,
 ): Promise<Scored[]> {
   // Each graph search runs in the worker while the pending vectors are scanned here.
   if (!matches) {
-    const graph = vectors.nearest(query, k);
+    const graph = vectors.nearest(query, k, undefined, k, effort);
     const pending = await turn(() => vectors.nearestPending(query, k));
     return merge(await graph, pending, k);
   }

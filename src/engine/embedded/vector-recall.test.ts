@@ -27,6 +27,12 @@ describe('searchEf', () => {
     expect(searchEf(1024, 750, 50)).toBe(1024);
     expect(searchEf(512, 750, 50)).toBe(750);
   });
+
+  it('takes a share of efSearch as the base for a lower effort, still never below k', () => {
+    expect(searchEf(512, 66, 50, 0.25)).toBe(128);
+    expect(searchEf(512, 216, 200, 0.25)).toBe(256);
+    expect(searchEf(128, 66, 50, 0.25)).toBe(66);
+  });
 });
 
 const DIMENSIONS = 32;

@@ -1,7 +1,4 @@
 import type { DocumentOutput, JsonObject, ReadOptions } from '../contract.js';
-import { type AnalyzedDocument, analyzeFields } from '../query/analyzer.js';
-import { type PreparedDocument, preparedFromStored } from '../query/document-validation.js';
-import { textFields } from '../query/text-tokens.js';
 import type { DocumentStore } from './document-store.js';
 import type { SqlFragment } from './filter-sql.js';
 
@@ -130,38 +127,4 @@ export function filterLabels(store: DocumentStore, nsId: number, filter: SqlFrag
     nsId,
     ...filter.params,
   );
-}
-
-/**
- * Documents of the namespace as (label, analysis), in label order: every one, or those of
- * `labels`. What the full-text index is built from.
- */
-export function* documentAnalyses(
-  store: DocumentStore,
-  nsId: number,
-  labels?: number[],
-): Generator<{ label: number; analysis: AnalyzedDocument }> {
-  const rows = (
-    labels === undefined
-      ? store
-          .statement('SELECT label, json(content) AS content FROM documents WHERE ns = ? ORDER BY label')
-          .iterate(nsId)
-      : store
-          .statement(
-            'SELECT label, json(content) AS content FROM documents WHERE label IN (SELECT value FROM json_each(?)) ORDER BY label',
-          )
-          .iterate(JSON.stringify(labels))
-  ) as IterableIterator<{ label: number; content: string }>;
-  for (const row of rows) {
-    yield { label: row.label, analysis: analyzeFields(textFields(JSON.parse(row.content) as JsonObject)) };
-  }
-}
-
-/** The documents of `labels` that exist, in label order, prepared for indexing (metadata left out). */
-export function documentsByLabels(store: DocumentStore, labels: number[]): { label: number; doc: PreparedDocument }[] {
-  const rows = store.all<{ label: number; id: string; content: string }>(
-    'SELECT label, id, json(content) AS content FROM documents WHERE label IN (SELECT value FROM json_each(?)) ORDER BY label',
-    JSON.stringify(labels),
-  );
-  return rows.map((row) => ({ label: row.label, doc: preparedFromStored(row.id, row.content, null) }));
 }

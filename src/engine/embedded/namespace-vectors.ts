@@ -129,8 +129,8 @@ export class NamespaceVectors {
 
   /**
    * Approximate nearest neighbours from the graph (similarity = cosine), best first: `k` of them
-   * plus up to {@link TIE_MARGIN} more, searched with the ef for `wanted` results (see
-   * {@link searchEf}, with its `effort`); with `allowed`, only those. Callers cut to `k` after ordering ties by label:
+   * plus up to {@link TIE_MARGIN} more, searched with the ef for `wanted` results at `effort` (see
+   * {@link searchEf}); with `allowed`, only those. Callers cut to `k` after ordering ties by label:
    * the graph returns equal scores in no defined order, and nodes must agree on the answer.
    */
   async nearest(query: Float32Array, k: number, allowed?: Set<number>, wanted = k, effort = 1): Promise<Scored[]> {

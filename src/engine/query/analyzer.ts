@@ -183,6 +183,16 @@ const fieldWords: Words[] = [];
 export interface AnalyzedQuery {
   terms: string[];
   words: string[];
+  /**
+   * How much each term counts (its BM25 contribution is multiplied by it); absent: 1 each. An
+   * expanded query (query/feedback.ts) weights the words it added below the user's own.
+   */
+  weights?: number[];
+  /**
+   * Only the first `selecting` terms select documents; the others add to the scores of documents
+   * a selecting term matched and find none of their own. Absent: every term selects.
+   */
+  selecting?: number;
 }
 
 export function analyzeQuery(query: string): AnalyzedQuery {

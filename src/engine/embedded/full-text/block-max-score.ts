@@ -60,6 +60,7 @@ export class BlockMaxScore {
     const active = this.active;
     active.length = 0;
     let total = 0;
+    let selecting = false;
     for (const cursor of this.cursors) {
       const j = segment.termIndex(cursor.id);
       if (j < 0) continue;
@@ -67,8 +68,9 @@ export class BlockMaxScore {
       cursor.essential = true;
       total += cursor.termBound();
       active.push(cursor);
+      selecting ||= !cursor.optional;
     }
-    if (active.length === 0 || total * SLACK < this.threshold) return;
+    if (!selecting || total * SLACK < this.threshold) return;
     const { live, labels, blockLast } = segment;
     const { filter } = this;
     const size = segment.size;
@@ -76,19 +78,24 @@ export class BlockMaxScore {
     for (let first = 0; first < size; ) {
       let last = Math.min(size - 1, first + WINDOW_MAX - 1);
       let count = 0;
+      let selecting = false;
       for (const cursor of active) {
         if (!cursor.advanceShallow(first)) continue;
         active[count++] = cursor;
+        selecting ||= !cursor.optional;
         if (cursor.essential && blockLast[cursor.block] < last) last = blockLast[cursor.block];
       }
       active.length = count;
-      if (count === 0) return;
+      if (!selecting) return;
       for (const cursor of active) cursor.windowBound = cursor.windowMax(last);
       sortByWindowBound(active);
       let sum = 0;
       for (let i = 0; i < count; i++) prefix[i] = sum += active[i].windowBound;
       let essential = 0;
       while (essential < count && prefix[essential] * SLACK < this.threshold) essential++;
+      // Optional terms (sorted first) are never essential: a document none of the others holds
+      // is no candidate, whatever they would add to it.
+      while (essential < count && active[essential].optional) essential++;
       for (let i = 0; i < count; i++) active[i].essential = i >= essential;
       if (essential === count) {
         // Nothing here can reach the top k: skip the window; the strongest term leads the next one.
@@ -167,12 +174,16 @@ export class BlockMaxScore {
   }
 }
 
-/** Insertion sort by ascending window bound (a query has few terms). */
+/** Insertion sort, optional terms first, then by ascending window bound (a query has few terms). */
 function sortByWindowBound(cursors: PostingCursor[]): void {
   for (let i = 1; i < cursors.length; i++) {
     const cursor = cursors[i];
     let j = i - 1;
-    for (; j >= 0 && cursors[j].windowBound > cursor.windowBound; j--) cursors[j + 1] = cursors[j];
+    for (; j >= 0 && after(cursors[j], cursor); j--) cursors[j + 1] = cursors[j];
     cursors[j + 1] = cursor;
   }
+}
+
+function after(a: PostingCursor, b: PostingCursor): boolean {
+  return a.optional === b.optional ? a.windowBound > b.windowBound : b.optional;
 }

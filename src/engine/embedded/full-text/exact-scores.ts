@@ -15,7 +15,7 @@ let marks = new Uint8Array(1 << 12);
 
 /**
  * Calls `visit` with each of `docs` (local numbers, ascending, live or not) that holds a term of
- * `cursors` (one per query term, of distinct ranks below `terms`), and its score.
+ * `cursors` (one per query term, of distinct ranks below `terms`) that is not optional, and its score.
  */
 export function scoreDocuments(
   segment: Segment,
@@ -47,7 +47,7 @@ export function scoreDocuments(
       const cursor = open[c];
       const tf = held[c] ? cursor.tfAt(doc) : 0;
       contributions[cursor.rank] = tf > 0 ? cursor.score(tf, segment.lengths[doc]) : 0;
-      any ||= tf > 0;
+      any ||= tf > 0 && !cursor.optional;
     }
     if (!any) continue;
     let score = 0;
@@ -59,10 +59,11 @@ export function scoreDocuments(
 /** Documents are sparse when fewer than one in this many of a segment's are scored. */
 const SPARSE = 256;
 
-/** Local numbers of the documents of `segment` holding a term of `cursors`, ascending. */
+/** Local numbers of the documents of `segment` holding a term of `cursors` that is not optional, ascending. */
 export function matchingDocuments(segment: Segment, cursors: readonly PostingCursor[]): Int32Array {
   const matched = new Uint8Array(segment.size);
   for (const cursor of cursors) {
+    if (cursor.optional) continue;
     const j = segment.termIndex(cursor.id);
     if (j < 0) continue;
     for (let block = segment.termBlocks[j]; block < segment.termBlocks[j + 1]; block++) {
@@ -78,8 +79,9 @@ export function matchingDocuments(segment: Segment, cursors: readonly PostingCur
 }
 
 /**
- * Calls `visit` with each document of `buffer` (live or not) that holds a term of `cursors`, and
- * its score; the terms' chains are read directly, so the cost follows their postings there.
+ * Calls `visit` with each document of `buffer` (live or not) that holds a term of `cursors` that
+ * is not optional, and its score; the terms' chains are read directly, so the cost follows their
+ * postings there.
  */
 export function scoreBuffer(
   buffer: DocumentBuffer,
@@ -97,14 +99,18 @@ export function scoreBuffer(
   }
   const { head, next, docOf, tfs, lengths } = buffer;
   let count = 0;
-  for (const cursor of cursors) {
-    if (cursor.id >= head.length) continue;
-    for (let entry = head[cursor.id]; entry >= 0; entry = next[entry]) {
-      const doc = docOf[entry];
-      matrix[doc * terms + cursor.rank] = contribution(cursor.idf, tfs[entry], lengthNorm(lengths[doc], average));
-      if (marks[doc] === 0) {
-        marks[doc] = 1;
-        candidates[count++] = doc;
+  // The terms that select documents first: an optional term only adds to documents they marked.
+  for (const optional of [false, true]) {
+    for (const cursor of cursors) {
+      if (cursor.optional !== optional || cursor.id >= head.length) continue;
+      for (let entry = head[cursor.id]; entry >= 0; entry = next[entry]) {
+        const doc = docOf[entry];
+        if (optional && marks[doc] === 0) continue;
+        matrix[doc * terms + cursor.rank] = contribution(cursor.idf, tfs[entry], lengthNorm(lengths[doc], average));
+        if (marks[doc] === 0) {
+          marks[doc] = 1;
+          candidates[count++] = doc;
+        }
       }
     }
   }

@@ -269,6 +269,60 @@ describe('full-text index in segments', () => {
     }
   });
 
+  it('weights terms, and optional terms rank only documents a selecting term matches, exactly', () => {
+    const docs = corpus(3000, 41);
+    const segmented = indexOf(docs, SMALL);
+    const buffered = indexOf(docs);
+    const analyses = docs.map((fields) => analyzeFields(fields));
+    const average = analyses.reduce((sum, analysis) => sum + analysis.length, 0) / analyses.length;
+    const df = new Map<string, number>();
+    for (const analysis of analyses) for (const term of analysis.terms) df.set(term.text, (df.get(term.text) ?? 0) + 1);
+    const next = random(5);
+    const pool = [...df.keys()];
+    for (const base of queries(docs, 60, 17)) {
+      // The user's terms, then terms of other documents added at small weights, as an expansion adds them.
+      const added = Array.from({ length: 1 + Math.floor(next() * 8) }, () => pool[Math.floor(next() * pool.length)]);
+      const terms = [
+        ...base.terms,
+        ...added.filter((term, i) => !base.terms.includes(term) && added.indexOf(term) === i),
+      ];
+      const weights = terms.map((_, i) => (i < base.terms.length ? 1 : 0.05 + next() * 0.5));
+      const query: AnalyzedQuery = { terms, words: terms, weights, selecting: base.terms.length };
+      const weightOf = new Map(terms.map((term, i) => [term, weights[i]]));
+      const expected = analyses
+        .map((analysis, i) => {
+          const norm = 1.2 * (1 - 0.75 + (0.75 * analysis.length) / average);
+          let score = 0;
+          let selected = false;
+          for (const term of [...terms].sort()) {
+            const at = analysis.terms.findIndex((t) => t.text === term);
+            if (at < 0) continue;
+            selected ||= terms.indexOf(term) < base.terms.length;
+            const tf = analysis.frequencies[at];
+            const n = df.get(term)!;
+            score += (weightOf.get(term)! * Math.log(1 + (docs.length - n + 0.5) / (n + 0.5)) * tf * 2.2) / (tf + norm);
+          }
+          return { label: i + 1, score: selected ? score : 0 };
+        })
+        .filter((hit) => hit.score > 0)
+        .sort((a, b) => b.score - a.score || a.label - b.label);
+      for (const k of [1, 10, 50]) {
+        const top = segmented.search(query, k);
+        expect(top.map((hit) => hit.label)).toEqual(expected.slice(0, k).map((hit) => hit.label));
+        for (const [i, hit] of top.entries()) expect(hit.score).toBeCloseTo(expected[i].score, 9);
+        expect(top).toEqual(segmented.searchExhaustive(query, k));
+        expect(top).toEqual(buffered.search(query, k));
+      }
+      const labels = [1, 2, 3, 500, 1999, 2500, 3000];
+      const selectedOnly = new Map(
+        expected.filter((hit) => labels.includes(hit.label)).map((hit) => [hit.label, hit.score] as const),
+      );
+      const scores = segmented.scores(query, labels);
+      expect([...scores.keys()].sort((a, b) => a - b)).toEqual([...selectedOnly.keys()].sort((a, b) => a - b));
+      expect(buffered.scores(query, labels)).toEqual(scores);
+    }
+  });
+
   it('takes a document with more terms than its buffer holds', () => {
     const index = new FullTextIndex(SMALL);
     const docs = corpus(300, 29);

@@ -407,16 +407,21 @@ export class FullTextIndex implements TermStatistics {
     // Whether stop words are dropped depends on the collection: a shard holding none of the
     // query's other words must still drop them when another shard holds one.
     let content = false;
+    const selecting = query.selecting ?? query.terms.length;
     query.terms.forEach((term, i) => {
       const stop = STOP_WORDS.has(query.words[i]);
       const id = this.dictionary.get(term);
       const localDf = id === undefined ? 0 : this.dfs[id];
       const df = statistics ? statistics.documentFrequency(term) : localDf;
-      if (df > 0 && !stop) content = true;
+      const optional = i >= selecting;
+      if (df > 0 && !stop && !optional) content = true;
       if (id === undefined || localDf === 0) return;
-      known.push({ term, id, idf: inverseDocumentFrequency(n, df), stop });
+      // A query term's weight scales its IDF, so every scoring path and every bound scales with it.
+      known.push({ term, id, idf: inverseDocumentFrequency(n, df) * (query.weights?.[i] ?? 1), stop, optional });
     });
-    return content ? known.filter((term) => !term.stop) : known;
+    const counted = content ? known.filter((term) => !term.stop) : known;
+    // Without a term that selects, the query matches nothing.
+    return counted.some((term) => !term.optional) ? counted : [];
   }
 
   /** A cursor per term, ranked in the canonical summation order: by term text, the same on every node whatever its term ids. */
@@ -427,7 +432,7 @@ export class FullTextIndex implements TermStatistics {
     order.forEach((i, r) => {
       rank[i] = r;
     });
-    return terms.map(({ id, idf }, i) => new PostingCursor(id, idf, rank[i], average));
+    return terms.map(({ id, idf, optional }, i) => new PostingCursor(id, idf, rank[i], average, optional));
   }
 
   /** The average weighted length BM25 normalizes by: the collection's when `statistics` are given. */

@@ -10,6 +10,8 @@ export interface ScoredTerm {
   term: string;
   id: number;
   idf: number;
+  /** The term adds to the scores of documents other terms match, and matches none by itself. */
+  optional: boolean;
 }
 
 /**
@@ -49,6 +51,8 @@ export class PostingCursor {
     readonly rank: number,
     /** Average weighted document length that BM25 normalizes by. */
     private readonly average: number,
+    /** See {@link ScoredTerm.optional}. */
+    readonly optional = false,
   ) {}
 
   /** Reads term `term` (its local index) of `segment`, from its first block. */

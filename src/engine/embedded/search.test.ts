@@ -74,6 +74,33 @@ describe('hybrid search', () => {
     expect(best.score).toBe(1); // full-text scores are relative to the best match
   });
 
+  it("full text ranks by the query expanded from its best matches, and returns only documents with the user's words", async () => {
+    const sailing = Array.from({ length: 8 }, (_, i) => ({
+      id: `race-${i}`,
+      content: { text: `regatta regatta sailing yacht harbour crew spinnaker ${WORDS[i]}` },
+    }));
+    await index.upsert(
+      '',
+      [
+        // Equal for the word "regatta" alone (one occurrence, same length): the earlier one would win the tie.
+        { id: 'decoy', content: { text: 'regatta mentioned beside bicycle tyre saddle pedal chain gear' } },
+        { id: 'target', content: { text: 'regatta mentioned beside sailing yacht harbour crew spinnaker jib' } },
+        ...sailing,
+        { id: 'also-1', content: { text: 'regatta results posted on paper notices' } },
+        { id: 'also-2', content: { text: 'regatta dinner served in the old clubhouse' } },
+        // Shares the feedback's vocabulary but not the user's word: full text never returns it.
+        { id: 'unmatched', content: { text: 'sailing yacht harbour crew spinnaker sailing yacht harbour' } },
+      ],
+      NO_LIMIT,
+    );
+    const ids = (
+      await index.search('', searchRequest('regatta', { semanticWeight: 0, topK: 20, includeData: false }))
+    ).hits.map((hit) => hit.id);
+    expect(ids).toHaveLength(12);
+    expect(ids).not.toContain('unmatched');
+    expect(ids.indexOf('target')).toBeLessThan(ids.indexOf('decoy'));
+  });
+
   it('with a filter, full-text scores are relative to the best match the filter lets through', async () => {
     await index.upsert(
       '',

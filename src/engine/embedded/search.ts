@@ -1,16 +1,18 @@
 import type { JsonObject, ReadOptions, SearchHit, SearchOutcome, SearchRequest } from '../contract.js';
 import type { Enricher, Reranker } from '../providers/provider-types.js';
-import { analyzeQuery, stemToken } from '../query/analyzer.js';
+import { type AnalyzedQuery, analyzeFields, analyzeQuery, stemToken } from '../query/analyzer.js';
+import { expandQuery, FEEDBACK_DOCUMENTS, type FeedbackDocument } from '../query/feedback.js';
 import { parseFilter } from '../query/filter-parser.js';
-import { type Candidate, fuse, RERANK_WINDOW, rerankCandidates } from '../query/fusion.js';
+import { agreedWeight, type Candidate, fuse, RERANK_WINDOW, rerankCandidates } from '../query/fusion.js';
 import { validateSearchRequest } from '../query/search-request.js';
-import { flattenText, tokenize } from '../query/text-tokens.js';
+import { flattenText, textFields, tokenize } from '../query/text-tokens.js';
 import { type DocumentRow, rowsByLabels, toOutput } from './document-reads.js';
 import type { DocumentStore } from './document-store.js';
 import { compileFilter, type SqlFragment } from './filter-sql.js';
 import type { SegmentedVectors } from './segmented-vectors.js';
 import { semanticCandidates, similarities, type Turn } from './semantic-candidates.js';
-import { type ShardedText, termStatistics } from './text-shards/sharded-text.js';
+import { type QueryStatistics, type ShardedText, termStatistics } from './text-shards/sharded-text.js';
+import type { SummedStatistics } from './text-shards/text-shard-protocol.js';
 
 /** What a search needs from the index it runs in. */
 export interface SearchContext {
@@ -118,12 +120,16 @@ export async function search(
         weight < 1 ? HYBRID_GRAPH_EFFORT : 1,
       )
     : Promise.resolve([]);
-  // The text shards search while the vector workers search the graphs.
+  // Awaited below; a failure of the feedback round meanwhile must not leave its rejection unhandled.
+  semanticPart.catch(() => {});
+  // The vector workers search the graphs while the text shards expand the query and search.
+  const textSide =
+    weight < 1 ? await expandFromFeedback(context, text, analyzed, matches, statistics) : { analyzed, statistics };
   const textPart = text.search(
-    analyzed,
+    textSide.analyzed,
     weight === 1 ? Math.max(depth, VECTOR_TEXT_CANDIDATES) : depth,
     matches,
-    statistics,
+    textSide.statistics,
   );
   const [semanticMatches, textTop] = await Promise.all([semanticPart, textPart]);
   // A write sent before this search that a shard failed to take: its answer may miss the write.
@@ -133,7 +139,8 @@ export async function search(
   if (weight > 0 && weight < 1) {
     const unscored = [...semantic.keys()].filter((label) => !textScores.has(label));
     if (unscored.length > 0) {
-      for (const [label, score] of await text.scores(analyzed, unscored, statistics)) textScores.set(label, score);
+      const scores = await text.scores(textSide.analyzed, unscored, textSide.statistics);
+      for (const [label, score] of scores) textScores.set(label, score);
     }
   }
   const wanted = request.reranking ? Math.max(request.topK, RERANK_WINDOW) : request.topK;
@@ -145,7 +152,12 @@ export async function search(
     // The graph may still hold versions deleted or replaced since: their rows are gone, and
     // readLive skips them, as it skips a full-text match deleted after the search began.
     const labels = new Set([...semantic.keys(), ...textTop.map((m) => m.label)]);
-    const ranked = fuse(labels, { semantic, text: textScores, bestText: textTop[0]?.score ?? 0 }, weight);
+    const fused = agreedWeight(
+      weight,
+      textTop.map((m) => m.label),
+      semantic,
+    );
+    const ranked = fuse(labels, { semantic, text: textScores, bestText: textTop[0]?.score ?? 0 }, fused);
     return readLive(store, ranked, wanted, {
       includeData: request.includeData || request.reranking,
       includeMetadata: request.includeMetadata,
@@ -172,6 +184,40 @@ export async function search(
     .slice(0, request.topK)
     .map((c) => ({ ...toOutput(rows.get(c.label)!, request), score: c.score }));
   return { hits, rerankedDocuments: request.reranking ? window.length : 0 };
+}
+
+/**
+ * The query full text ranks by: expanded from its best matches (query/feedback.ts), with the
+ * statistics of the added terms; the query itself when nothing matches.
+ */
+async function expandFromFeedback(
+  context: SearchContext,
+  text: ShardedText,
+  analyzed: AnalyzedQuery,
+  matches: Set<number> | undefined,
+  statistics: QueryStatistics,
+): Promise<{ analyzed: AnalyzedQuery; statistics: SummedStatistics }> {
+  // One match more than the feedback takes: when the query matches no more than that, all its
+  // matches are the feedback, and there is nothing to tell apart by what they share.
+  const best = await text.search(analyzed, FEEDBACK_DOCUMENTS + 1, matches, statistics);
+  if (best.length <= FEEDBACK_DOCUMENTS) return { analyzed, statistics };
+  best.pop();
+  const expanded = await context.turn(() => {
+    const rows = rowsByLabels(
+      context.store,
+      best.map((match) => match.label),
+      { includeData: true, includeMetadata: false },
+    );
+    const feedback: FeedbackDocument[] = [];
+    for (const { label, score } of best) {
+      const row = rows.get(label);
+      // Deleted since the search: the others still tell what the query's matches share.
+      if (row) feedback.push({ score, analysis: analyzeFields(textFields(JSON.parse(row.content!) as JsonObject)) });
+    }
+    return expandQuery(analyzed, feedback);
+  });
+  if (expanded === analyzed) return { analyzed, statistics };
+  return { analyzed: expanded, statistics: await text.statistics(expanded.terms) };
 }
 
 /** A search ran on a namespace whose full-text index lost part of itself (see ShardedText.lost). */

@@ -42,6 +42,33 @@ export function fuse(labels: Iterable<number>, signals: CandidateSignals, weight
   return ranked.sort(byScore);
 }
 
+/** How many of each side's best the agreement of {@link agreedWeight} compares. */
+export const AGREEMENT_DEPTH = 10;
+
+/**
+ * The weight the semantic side gets for one query: the requested weight w, its odds w / (1 − w)
+ * scaled by how far the two sides agree on their best documents (the share of the full-text top
+ * 10 that is in the vector top 10). Agreement is the evidence that the vector side ranks the
+ * documents the query is about: where the two agree, its finer similarity reorders them; where it
+ * ranks other documents first, the words of the query prevail. A fixed weight let the vector side
+ * pull the ranking below plain full text on half of six test collections; scaled by agreement it
+ * kept every one at or above it (docs/performance.md, "Relevance"). Without a full-text match the
+ * vector side is all there is, and w = 0 and w = 1 are taken as asked.
+ */
+export function agreedWeight(weight: number, textBest: readonly number[], semantic: Map<number, number>): number {
+  if (weight <= 0 || weight >= 1 || textBest.length === 0) return weight;
+  const depth = Math.min(AGREEMENT_DEPTH, textBest.length, semantic.size);
+  const vectorBest = new Set(
+    [...semantic]
+      .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+      .slice(0, depth)
+      .map(([label]) => label),
+  );
+  const agreement = textBest.slice(0, depth).filter((label) => vectorBest.has(label)).length / Math.max(1, depth);
+  const odds = (weight / (1 - weight)) * agreement;
+  return odds / (1 + odds);
+}
+
 /**
  * Re-scores a window of candidates with the reranker; its score (0..1) replaces the first-stage
  * score. `textOf` gives each candidate's flattened text.

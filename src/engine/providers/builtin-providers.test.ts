@@ -139,18 +139,31 @@ describe('builtin reranker', () => {
     expect(await reranker.rerank('search engine', docs)).toEqual(scores);
   });
 
-  it('weights query words by the namespace statistics', async () => {
+  it('weights word pairs by the namespace statistics of their rarer word', async () => {
     const docs = [
-      { id: 'common', text: 'the effect of treatment' },
-      { id: 'rare', text: 'the effect of metformin' },
+      { id: 'common', text: 'an effect treatment has with metformin at a low dosage' },
+      { id: 'rare', text: 'on metformin dosage and the effect of a treatment' },
     ];
     const statistics = {
       documentCount: 1000,
-      documentFrequency: (term: string) => (term === 'metformin' ? 2 : 800),
+      documentFrequency: (term: string) => (term === 'metformin' || term === 'dosag' ? 2 : 800),
       trigramFrequency: () => 0,
     };
-    const [common, rare] = await reranker.rerank('metformin treatment', docs, statistics);
+    const [common, rare] = await reranker.rerank('metformin dosage effect treatment', docs, statistics);
     expect(rare).toBeGreaterThan(common);
+    // Without statistics every pair weighs the same, and each document has one of the three.
+    const [plainCommon, plainRare] = await reranker.rerank('metformin dosage effect treatment', docs);
+    expect(plainRare).toBe(plainCommon);
+  });
+
+  it('keeps the first-stage order when no pair of the query stands together', async () => {
+    const docs = [
+      { id: 'first', text: 'treatment outcomes, and separately metformin', score: 0.9 },
+      { id: 'second', text: 'metformin is given; treatment follows', score: 0.8 },
+    ];
+    const scores = await reranker.rerank('metformin treatment', docs);
+    expect(scores[0]).toBeGreaterThan(scores[1]);
+    expect(await reranker.rerank('metformin', docs)).toEqual([0.9, 0.8].map((score) => score / 1.1));
   });
 
   it('adds to the first-stage score without overturning a clear winner', async () => {

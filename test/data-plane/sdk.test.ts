@@ -210,3 +210,21 @@ test('errors reach the SDK as thrown errors carrying the server message', async 
   const wrong = sdkClient(ctx.baseUrl, index.endpoint, 'wrong-token').index('limits');
   await expect(wrong.search({ query: 'x' })).rejects.toThrow('Unauthorized: Invalid auth token');
 });
+
+test('numbers and booleans of content are searchable with their field names', async () => {
+  const records = client.index('records');
+  await records.upsert([1, 2, 3, 10, 11, 12].map((data) => ({ id: `r${data}`, content: { data } })));
+  await records.upsert([
+    { id: 'film-1977', content: { title: 'Star Wars', year: 1977, released: true } },
+    { id: 'film-2027', content: { title: 'Sequel', year: 2027, released: false } },
+  ]);
+  for (const semanticWeight of [0, 0.75]) {
+    const [first] = await records.search({ query: 'data 1', limit: 3, semanticWeight });
+    expect(first.id).toBe('r1');
+    expect((await records.search({ query: 'data 12', limit: 1, semanticWeight }))[0].id).toBe('r12');
+  }
+  expect((await records.search({ query: '1977', limit: 1, semanticWeight: 0 }))[0].id).toBe('film-1977');
+  expect((await records.search({ query: 'released false', limit: 1, semanticWeight: 0 }))[0].id).toBe('film-2027');
+  // What is stored and returned is the content as written.
+  expect(await records.fetch(['r1'])).toEqual([{ id: 'r1', content: { data: 1 } }]);
+});

@@ -172,6 +172,10 @@ describe('embedded index', () => {
       expect([error.code, error.message]).toEqual([code, expect.stringContaining(message)]);
     }
     expect((await index.info()).vectorCount).toBe(0);
+    // Numbers and booleans are indexed too, but the limit counts the string values alone.
+    const full = { id: 'full', content: { text: 'y'.repeat(4096), year: 2020, ok: true, scores: [1, 2, 3] } };
+    await index.upsert('', [full], NO_LIMIT);
+    expect((await index.info()).vectorCount).toBe(1);
   });
 
   it('enforces maxVectorCount atomically, counting replacements', async () => {

@@ -1,7 +1,7 @@
 import { AppError } from '../../errors.js';
 import type { DocumentInput, JsonObject } from '../contract.js';
 import { type AnalyzedDocument, analyzeFields } from './analyzer.js';
-import { FIELD_SEPARATOR, textFields } from './text-tokens.js';
+import { FIELD_SEPARATOR, stringValues, textFields } from './text-tokens.js';
 
 /** Per-document limits, enforced before anything is embedded or written. */
 export const DOCUMENT_LIMITS = {
@@ -15,7 +15,7 @@ export interface PreparedDocument {
   id: string;
   content: string;
   metadata: string | null;
-  /** The string values of `content`, in order (the document's text fields). */
+  /** The text fields of `content`, in order (see textFields). */
   fields: string[];
   /** The fields joined by newlines: what gets embedded and reranked. */
   text: string;
@@ -51,15 +51,18 @@ function prepareDocument(doc: Partial<DocumentInput> | null, position: number): 
   if (metadata !== undefined && metadata !== null && !isPlainObject(metadata)) {
     throw invalid(`documents[${position}].metadata`, `must be an object (document '${id}')`);
   }
-  const fields = textFields(content);
-  const text = fields.join(FIELD_SEPARATOR);
-  if (text.length > DOCUMENT_LIMITS.textMaxLength) {
+  // The limit counts the string values, as it always has: indexing numbers and booleans too must
+  // not refuse a document that was accepted before.
+  const length = stringValues(content).join(FIELD_SEPARATOR).length;
+  if (length > DOCUMENT_LIMITS.textMaxLength) {
     throw tooLarge(
       id,
       'content',
-      `content text is ${text.length} characters; the limit is ${DOCUMENT_LIMITS.textMaxLength}`,
+      `content text is ${length} characters; the limit is ${DOCUMENT_LIMITS.textMaxLength}`,
     );
   }
+  const fields = textFields(content);
+  const text = fields.join(FIELD_SEPARATOR);
   const metadataJson = isPlainObject(metadata) ? JSON.stringify(metadata) : null;
   const metadataBytes = metadataJson === null ? 0 : Buffer.byteLength(metadataJson);
   if (metadataBytes > DOCUMENT_LIMITS.metadataMaxBytes) {

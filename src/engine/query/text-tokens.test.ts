@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { scanWords, tokenize } from './text-tokens.js';
+import { flattenText, scanWords, stringValues, textFields, tokenize } from './text-tokens.js';
 
 /** The definition of the tokens: NFKD, marks removed, lowercase, runs of letters and digits. */
 function reference(text: string): string[] {
@@ -60,5 +60,39 @@ describe('tokenize', () => {
     expect(words.count).toBe(3);
     expect([...words.bounds.subarray(0, 6)]).toEqual([0, 5, -1, 0, 12, 14]);
     expect(words.strings).toEqual(['world']);
+  });
+});
+
+describe('text fields of a document', () => {
+  it('takes strings as they are and numbers and booleans after their field names', () => {
+    expect(
+      textFields({
+        title: 'Star Wars',
+        year: 1977,
+        released: true,
+        sequel: null,
+        cast: ['Hamill', 'Ford'],
+        scores: [9, 8.5],
+        studio: { name: 'Lucasfilm', founded: 1971 },
+      }),
+    ).toEqual([
+      'Star Wars',
+      'year 1977',
+      'released true',
+      'Hamill',
+      'Ford',
+      'scores 9',
+      'scores 8.5',
+      'Lucasfilm',
+      'founded 1971',
+    ]);
+    expect(flattenText({ data: 1 })).toBe('data 1');
+  });
+
+  it('counts only the string values toward the length limit', () => {
+    expect(stringValues({ title: 'Star Wars', year: 1977, cast: ['Hamill', { age: 30 }] })).toEqual([
+      'Star Wars',
+      'Hamill',
+    ]);
   });
 });

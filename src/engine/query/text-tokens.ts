@@ -113,26 +113,41 @@ function unicodeTokens(text: string): string[] {
 }
 
 /**
- * Every string value of a JSON value, depth first, joined by {@link FIELD_SEPARATOR}. This text is
- * what gets embedded, full-text indexed and reranked; numbers and booleans are left to filters.
+ * The text fields of a document joined by {@link FIELD_SEPARATOR}: what gets embedded, full-text
+ * indexed and reranked (see {@link textFields}).
  */
 export function flattenText(value: Json): string {
   return textFields(value).join(FIELD_SEPARATOR);
 }
 
-/** Every string value of a JSON value, depth first: the text fields of a document. */
+/**
+ * The text fields of a document, depth first: each string value as it is, and each number or
+ * boolean after the name of the field holding it (`{"year": 2020}` gives "year 2020", an array's
+ * items the array's name). A bare number says nothing without its name, and a user who looks for
+ * it names both ("data 1"); a string carries its own meaning, so its field's name is left out
+ * (a `title` field would otherwise put the word "title" in every document). Nulls are skipped.
+ */
 export function textFields(value: Json): string[] {
   const parts: string[] = [];
-  collectStrings(value, parts);
+  collect(value, '', parts, true);
   return parts;
 }
 
-function collectStrings(value: Json, parts: string[]): void {
+/** The string values of a document alone, depth first: what its text length limit counts. */
+export function stringValues(value: Json): string[] {
+  const parts: string[] = [];
+  collect(value, '', parts, false);
+  return parts;
+}
+
+function collect(value: Json, name: string, parts: string[], scalars: boolean): void {
   if (typeof value === 'string') {
     parts.push(value);
+  } else if (typeof value === 'number' || typeof value === 'boolean') {
+    if (scalars) parts.push(name ? `${name} ${value}` : String(value));
   } else if (Array.isArray(value)) {
-    for (const item of value) collectStrings(item, parts);
+    for (const item of value) collect(item, name, parts, scalars);
   } else if (value !== null && typeof value === 'object') {
-    for (const key in value) collectStrings(value[key], parts);
+    for (const key in value) collect(value[key], key, parts, scalars);
   }
 }

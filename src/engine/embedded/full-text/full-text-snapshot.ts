@@ -11,7 +11,8 @@ import type { FullTextState } from './full-text-index.js';
  * reconciled with SQLite after loading, and an unreadable file is simply rebuilt from SQLite.
  */
 
-const MAGIC = Buffer.from('SPFT0001');
+/** Version 2: documents analyzed with their numbers and booleans (query/text-tokens.ts); a version 1 file is rebuilt. */
+const MAGIC = Buffer.from('SPFT0002');
 
 export async function writeFullTextSnapshot(file: string, state: FullTextState): Promise<void> {
   const header = Buffer.from(

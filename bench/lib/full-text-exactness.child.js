@@ -1,10 +1,12 @@
 // Part "exact": searchplane's full-text index (FullTextIndex from dist/) built in this child on
-// SciFact itself and on the corpus; for every query, the pruned top 10 (`search`) must equal the
+// SciFact itself and on the corpus; for every query, expanded from its exhaustive best matches as
+// the server expands it (query/feedback.ts), the pruned top 10 (`search`) must equal the
 // exhaustive top 10 (`searchExhaustive`): same labels, same order, same scores. Also times both,
 // in process (no HTTP), for reference, and hands the exhaustive top lists of the corpus to the
 // searchplane part, which checks the server's full-text answers against them.
 import { FullTextIndex } from '../../dist/engine/embedded/full-text/full-text-index.js';
 import { analyzeFields, analyzeQuery } from '../../dist/engine/query/analyzer.js';
+import { expandQuery, FEEDBACK_DOCUMENTS } from '../../dist/engine/query/feedback.js';
 import { textFields } from '../../dist/engine/query/text-tokens.js';
 import { latencySummary } from './bench-stats.js';
 import { childMain } from './child-runner.js';
@@ -20,20 +22,30 @@ const TOP_LIST = 30;
 function check(name, documents, queries, progress, keepTop = false) {
   const index = new FullTextIndex();
   const ids = [];
+  // The fields as the engine reads them from a document's content (title omitted when empty).
+  const fieldsOf = (doc) => textFields(doc.title ? { title: doc.title, text: doc.text } : { text: doc.text });
+  // Kept for the feedback's re-analysis (`documents` may be a one-pass iterator).
+  const kept = [];
   for (const doc of documents) {
     ids.push(doc.id);
-    // The fields as the engine reads them from a document's content (title omitted when empty).
-    index.add(
-      ids.length,
-      analyzeFields(textFields(doc.title ? { title: doc.title, text: doc.text } : { text: doc.text })),
-    );
+    kept.push(doc);
+    index.add(ids.length, analyzeFields(fieldsOf(doc)));
   }
+  // The query the server ranks by: expanded from its exact best matches, re-analyzed from their text.
+  const expanded = (query) => {
+    const best = index.searchExhaustive(query, FEEDBACK_DOCUMENTS + 1);
+    if (best.length <= FEEDBACK_DOCUMENTS) return query;
+    const feedback = best
+      .slice(0, FEEDBACK_DOCUMENTS)
+      .map((hit) => ({ score: hit.score, analysis: analyzeFields(fieldsOf(kept[hit.label - 1])) }));
+    return expandQuery(query, feedback);
+  };
   let mismatches = 0;
   const pruned = [];
   const exhaustive = [];
   const topLists = [];
   for (const text of queries) {
-    const query = analyzeQuery(text);
+    const query = expanded(analyzeQuery(text));
     let start = performance.now();
     const fast = index.search(query, 10);
     pruned.push(performance.now() - start);

@@ -1,7 +1,7 @@
 import type { JsonObject, ReadOptions, SearchHit, SearchOutcome, SearchRequest } from '../contract.js';
 import type { Enricher, Reranker } from '../providers/provider-types.js';
-import { type AnalyzedQuery, analyzeFields, analyzeQuery, stemToken } from '../query/analyzer.js';
-import { expandQuery, FEEDBACK_DOCUMENTS, type FeedbackDocument } from '../query/feedback.js';
+import { type AnalyzedQuery, analyzeQuery, stemToken } from '../query/analyzer.js';
+import { FEEDBACK_DOCUMENTS } from '../query/feedback.js';
 import { parseFilter } from '../query/filter-parser.js';
 import { agreedWeight, type Candidate, fuse, RERANK_WINDOW, rerankCandidates } from '../query/fusion.js';
 import { validateSearchRequest } from '../query/search-request.js';
@@ -202,21 +202,19 @@ async function expandFromFeedback(
   const best = await text.search(analyzed, FEEDBACK_DOCUMENTS + 1, matches, statistics);
   if (best.length <= FEEDBACK_DOCUMENTS) return { analyzed, statistics };
   best.pop();
-  const expanded = await context.turn(() => {
+  const feedback = await context.turn(() => {
     const rows = rowsByLabels(
       context.store,
       best.map((match) => match.label),
       { includeData: true, includeMetadata: false },
     );
-    const feedback: FeedbackDocument[] = [];
-    for (const { label, score } of best) {
-      const row = rows.get(label);
-      // Deleted since the search: the others still tell what the query's matches share.
-      if (row) feedback.push({ score, analysis: analyzeFields(textFields(JSON.parse(row.content!) as JsonObject)) });
-    }
-    return expandQuery(analyzed, feedback);
+    // Deleted since the search: the others still tell what the query's matches share.
+    return best
+      .filter(({ label }) => rows.has(label))
+      .map(({ label, score }) => ({ score, fields: textFields(JSON.parse(rows.get(label)!.content!) as JsonObject) }));
   });
-  if (expanded === analyzed) return { analyzed, statistics };
+  const expanded = await text.expand(analyzed, feedback);
+  if (expanded.selecting === undefined) return { analyzed, statistics };
   return { analyzed: expanded, statistics: await text.statistics(expanded.terms) };
 }
 

@@ -24,6 +24,9 @@ const seen = new Uint32Array(WINDOW_MAX >>> 5);
  * blocks holding the candidate can still reach it. Bounds are compared with {@link SLACK}, ties
  * with the k-th score are always scored, and every score is summed in the canonical order, so
  * the result is exactly the exhaustive one: same documents, same order, same scores to the bit.
+ * Optional terms (an expansion's) take part like the others, by their bounds, so that the many
+ * small ones stay non-essential; a completed candidate none of the selecting terms holds is
+ * dropped.
  */
 export class BlockMaxScore {
   private readonly top: TopK;
@@ -93,9 +96,6 @@ export class BlockMaxScore {
       for (let i = 0; i < count; i++) prefix[i] = sum += active[i].windowBound;
       let essential = 0;
       while (essential < count && prefix[essential] * SLACK < this.threshold) essential++;
-      // Optional terms (sorted first) are never essential: a document none of the others holds
-      // is no candidate, whatever they would add to it.
-      while (essential < count && active[essential].optional) essential++;
       for (let i = 0; i < count; i++) active[i].essential = i >= essential;
       if (essential === count) {
         // Nothing here can reach the top k: skip the window; the strongest term leads the next one.
@@ -157,11 +157,15 @@ export class BlockMaxScore {
       if (tf > 0) score += contribution(cursor.idf, tf, norm);
     }
     for (let r = 0; r < contributions.length; r++) contributions[r] = 0;
+    let selected = false;
     for (let i = 0; i < active.length; i++) {
       const cursor = active[i];
       const tf = i < essential ? found[i] : cursor.tfAt(doc);
       if (tf > 0) contributions[cursor.rank] = contribution(cursor.idf, tf, norm);
+      selected ||= tf > 0 && !cursor.optional;
     }
+    // Optional terms may lead where their bounds are high; a document they alone hold is no match.
+    if (!selected) return;
     let exact = 0;
     for (let r = 0; r < contributions.length; r++) exact += contributions[r];
     this.push(segment.labels[doc], exact);
@@ -174,16 +178,12 @@ export class BlockMaxScore {
   }
 }
 
-/** Insertion sort, optional terms first, then by ascending window bound (a query has few terms). */
+/** Insertion sort by ascending window bound (a query has few terms). */
 function sortByWindowBound(cursors: PostingCursor[]): void {
   for (let i = 1; i < cursors.length; i++) {
     const cursor = cursors[i];
     let j = i - 1;
-    for (; j >= 0 && after(cursors[j], cursor); j--) cursors[j + 1] = cursors[j];
+    for (; j >= 0 && cursors[j].windowBound > cursor.windowBound; j--) cursors[j + 1] = cursors[j];
     cursors[j + 1] = cursor;
   }
-}
-
-function after(a: PostingCursor, b: PostingCursor): boolean {
-  return a.optional === b.optional ? a.windowBound > b.windowBound : b.optional;
 }

@@ -40,6 +40,8 @@ export class ShardedText {
   lost = false;
   /** What made a shard lose part of the namespace, when known. */
   lostBecause: unknown;
+  /** Expansions asked for so far: they go to the shards in turn. */
+  private expansions = 0;
 
   constructor(
     private readonly shards: TextShards,
@@ -190,6 +192,15 @@ export class ShardedText {
       if (reply) for (const { label, score } of scoredList(reply)) scores.set(label, score);
     }
     return scores;
+  }
+
+  /**
+   * The query expanded from its best matches (their text fields and scores), by one shard in turn:
+   * analysing ten documents is work the main thread, which serves every request, should not do.
+   */
+  async expand(query: AnalyzedQuery, feedback: { fields: string[]; score: number }[]): Promise<AnalyzedQuery> {
+    const shard = this.expansions++ % this.shards.count;
+    return (await this.shards.request(shard, { type: 'expand', query, feedback })) as AnalyzedQuery;
   }
 
   /** Writes every shard's snapshot file (when the shard is worth one). */

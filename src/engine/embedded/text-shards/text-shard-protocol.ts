@@ -72,6 +72,8 @@ export type ShardRequest =
       statistics: SummedStatistics;
     }
   | { type: 'scores'; key: string; query: AnalyzedQuery; labels: number[]; statistics: SummedStatistics }
+  /** Answers the query expanded from its best matches (query/feedback.ts): their text fields and scores. */
+  | { type: 'expand'; query: AnalyzedQuery; feedback: { fields: string[]; score: number }[] }
   /** {@link EmbeddedVectors} of documents not written yet, with the shard's statistics (PostgreSQL mode's writes). */
   | { type: 'embed'; key?: string; fields: string[][]; embedder: string }
   /** Writes the snapshot file when the shard is worth one; answers whether it wrote. */

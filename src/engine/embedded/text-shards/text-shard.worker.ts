@@ -10,10 +10,12 @@
  * Messages are handled in order, one at a time: a search sent after a write sees it. Protocol:
  * see text-shard-protocol.ts. Every request gets one reply `{ id, result }` or `{ id, error }`.
  */
+
 import { stat } from 'node:fs/promises';
 import { parentPort } from 'node:worker_threads';
 import type { Embedder, TermStatistics } from '../../providers/provider-types.js';
 import { type AnalyzedDocument, analyzeFields } from '../../query/analyzer.js';
+import { expandQuery } from '../../query/feedback.js';
 import { collectGarbage } from '../exposed-gc.js';
 import { type CollectionStatistics, FullTextIndex } from '../full-text/full-text-index.js';
 import { readFullTextSnapshot, writeFullTextSnapshot } from '../full-text/full-text-snapshot.js';
@@ -98,6 +100,10 @@ async function handle(message: ShardRequest): Promise<Handled> {
     case 'scores': {
       const scores = textOf(message.key).scores(message.query, message.labels, collection(message.statistics));
       return scored([...scores].map(([label, score]) => ({ label, score })));
+    }
+    case 'expand': {
+      const feedback = message.feedback.map(({ fields, score }) => ({ score, analysis: analyzeFields(fields) }));
+      return { result: expandQuery(message.query, feedback) };
     }
     case 'embed':
       return embed(message.key, message.fields, message.embedder);

@@ -1,4 +1,4 @@
-import { type AnalyzedDocument, type AnalyzedQuery, STOP_WORDS } from './analyzer.js';
+import { type AnalyzedDocument, type AnalyzedQuery, STOP_WORDS, type Term } from './analyzer.js';
 
 /*
  * Pseudo-relevance feedback (RM3): the best full-text matches of a query are taken as relevant,
@@ -38,20 +38,22 @@ export function expandQuery(query: AnalyzedQuery, feedback: readonly FeedbackDoc
   const best = Math.max(...feedback.map((doc) => doc.score));
   const likelihoods = feedback.map((doc) => Math.exp(doc.score - best));
   const total = likelihoods.reduce((sum, value) => sum + value, 0);
-  const probabilities = new Map<string, { probability: number; surface: string }>();
+  // Keyed by the interned term objects: every word with one stem shares one (see analyzer.ts).
+  const probabilities = new Map<Term, { text: string; probability: number; surface: string }>();
   feedback.forEach(({ analysis }, d) => {
     const share = likelihoods[d] / total / Math.max(1, analysis.length);
-    analysis.terms.forEach((term, i) => {
-      const surface = analysis.surfaces[i];
-      if (STOP_WORDS.has(surface)) return;
-      const entry = probabilities.get(term.text);
-      if (entry) entry.probability += share * analysis.frequencies[i];
-      else probabilities.set(term.text, { probability: share * analysis.frequencies[i], surface });
-    });
+    const { terms, frequencies, surfaces } = analysis;
+    for (let i = 0; i < terms.length; i++) {
+      const entry = probabilities.get(terms[i]);
+      if (entry) entry.probability += share * frequencies[i];
+      else if (!STOP_WORDS.has(surfaces[i]))
+        probabilities.set(terms[i], { text: terms[i].text, probability: share * frequencies[i], surface: surfaces[i] });
+    }
   });
-  const added = [...probabilities]
-    .sort(([a, x], [b, y]) => y.probability - x.probability || (a < b ? -1 : a > b ? 1 : 0))
-    .slice(0, FEEDBACK_TERMS);
+  const added = [...probabilities.values()]
+    .sort((x, y) => y.probability - x.probability || (x.text < y.text ? -1 : x.text > y.text ? 1 : 0))
+    .slice(0, FEEDBACK_TERMS)
+    .map((entry): [string, { probability: number; surface: string }] => [entry.text, entry]);
   const mass = added.reduce((sum, [, entry]) => sum + entry.probability, 0);
   if (mass === 0) return query;
 

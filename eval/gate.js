@@ -1,9 +1,11 @@
 #!/usr/bin/env node
-// CI relevance gate (issue #9): `npm run eval:gate` builds, then runs this. It evaluates SciFact with
-// the configurations eval/targets.json names, prints the table and one PASSED/FAILED/SKIPPED line,
-// and exits 1 when a target is missed. Usage: node eval/gate.js [targets.json]
-// Dataset: SEARCHPLANE_EVAL_DATASET, else ../shared/datasets/scifact beside the repository, else
-// /work/shared/datasets/scifact. The collection is CC BY-NC: it is read in place, never copied here.
+// CI relevance gate: `npm run eval:gate` builds, then runs this. It evaluates every collection
+// eval/targets.json names through a temporary server's HTTP data plane, with FTS5 BM25 beside, prints
+// the table, one line per check and PASSED/FAILED (exit 1 on a miss), or SKIPPED when no collection
+// is there. Usage: node eval/gate.js [targets.json]
+// Datasets: <name> under SEARCHPLANE_EVAL_DATASETS, else ../shared/datasets/<name> beside the
+// repository, else /work/shared/datasets/<name>. They are read in place, never copied here (some,
+// like SciFact, are CC BY-NC).
 import { fileURLToPath } from 'node:url';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));

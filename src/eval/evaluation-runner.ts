@@ -1,25 +1,27 @@
+import { basename } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../config.js';
-import { DOCUMENT_LIMITS, type EngineLogger, type IndexEngine, type SearchHit } from '../engine/index.js';
-import { AppError } from '../errors.js';
+import { DOCUMENT_LIMITS, type EngineLogger } from '../engine/index.js';
 import { type BeirDataset, type BeirDocument, type BeirQuery, readBeirDataset } from './beir-dataset.js';
+import { type DataPlaneClient, RefusedRequestError } from './data-plane-client.js';
 import type { ConfigurationResult, EvaluationReport } from './evaluation-report.js';
-import { mean, meanMetrics, percentile, type QueryMetrics, queryMetrics } from './metrics.js';
-import { openTemporaryIndex } from './temporary-index.js';
+import { fts5Baseline } from './fts5-baseline.js';
+import { mean, meanMetrics, percentile, type QueryMetrics, queryMetrics, type ScoredHit } from './metrics.js';
+import { startTemporaryServer } from './temporary-server.js';
 
 /** `--reranking off|on|both`: the reranking settings each semantic weight is run with. */
 export const RERANKING_MODES = { off: [false], on: [true], both: [false, true] } as const;
 export type RerankingMode = keyof typeof RERANKING_MODES;
 
-/** What to run: every semantic weight × every reranking setting, each over all queries. */
+/** What to run on each collection: every semantic weight × every reranking setting, each over all queries. */
 export interface EvaluationPlan {
-  datasetDir: string;
   split: string;
   semanticWeights: number[];
   reranking: boolean[];
   topK: number;
-  inputEnrichment: boolean;
+  /** Sent with every search when set; left out otherwise, so the index's setting (on) applies. */
+  inputEnrichment?: boolean;
   /** Evaluate only the first n queries that have qrels. */
   queryLimit?: number;
   /** Give up when vectors are still pending this long after the last upsert. */
@@ -29,36 +31,50 @@ export interface EvaluationPlan {
 /** Upsert batch size: the size an SDK client would typically send, well under the request limit. */
 const UPSERT_BATCH = 100;
 const VECTOR_POLL_MS = 100;
-const NAMESPACE = '';
+
+/** {@link runEvaluation} on each collection in turn, each with a server of its own. */
+export async function runEvaluations(
+  datasetDirs: readonly string[],
+  plan: EvaluationPlan,
+  config: Config,
+  progress: (line: string) => void,
+): Promise<EvaluationReport[]> {
+  const reports: EvaluationReport[] = [];
+  for (const dir of datasetDirs) reports.push(await runEvaluation(dir, plan, config, progress));
+  return reports;
+}
 
 /**
- * Reads a BEIR collection, indexes it into a temporary index with the server's engine and models
- * (from `config`), waits for the vectors, runs every query once per configuration and returns the
- * metrics. `progress` receives one line per step (for stderr). The temp dir is removed at the end,
- * also when the run fails or is interrupted.
+ * Reads a BEIR collection, starts a temporary server with the configured engine and models (from
+ * `config`), upserts the collection through its data plane, waits for the vectors, runs every
+ * query once per configuration over HTTP and returns the metrics, with FTS5's BM25 on the same
+ * collection beside them. `progress` receives one line per step (for stderr). The temp dir is
+ * removed at the end, also when the run fails or is interrupted.
  */
 export async function runEvaluation(
+  datasetDir: string,
   plan: EvaluationPlan,
   config: Config,
   progress: (line: string) => void,
 ): Promise<EvaluationReport> {
-  progress(`reading ${plan.datasetDir}`);
-  const dataset = await readBeirDataset(plan.datasetDir, plan.split);
+  progress(`reading ${datasetDir}`);
+  const dataset = await readBeirDataset(datasetDir, plan.split);
   const queries = dataset.queries.slice(0, plan.queryLimit ?? dataset.queries.length);
-  if (queries.length === 0) throw new Error(`no query in ${plan.datasetDir} has qrels for split '${plan.split}'`);
+  if (queries.length === 0) throw new Error(`no query in ${datasetDir} has qrels for split '${plan.split}'`);
   const warnings = [...dataset.warnings];
-  const logger = stderrLogger(progress);
-  const temporary = await openTemporaryIndex(config, logger);
+  const fts5 = fts5Baseline(dataset.documents, queries, plan.topK);
+  progress(`FTS5 BM25: nDCG@10 ${fts5.ndcgAt10.toFixed(3)}`);
+  const server = await startTemporaryServer(config, stderrLogger(progress));
   try {
-    progress(`indexing ${dataset.documents.length} documents into ${temporary.dir}`);
-    const indexing = await indexDocuments(temporary.index, dataset, plan.vectorTimeoutMs, progress);
+    progress(`indexing ${dataset.documents.length} documents into ${server.dir}`);
+    const indexing = await indexDocuments(server.client, dataset, plan.vectorTimeoutMs, progress);
     const configurations: ConfigurationResult[] = [];
     const refused = new Map<string, string>();
     // One unmeasured search first, so JIT warm-up and lazy loading do not land in the latencies.
-    await search(temporary.index, queries[0].text, plan, plan.semanticWeights[0], plan.reranking[0]).catch(() => {});
+    await search(server.client, queries[0].text, plan, plan.semanticWeights[0], plan.reranking[0]).catch(() => {});
     for (const semanticWeight of plan.semanticWeights) {
       for (const reranking of plan.reranking) {
-        const result = await runConfiguration(temporary.index, queries, plan, semanticWeight, reranking, refused);
+        const result = await runConfiguration(server.client, queries, plan, semanticWeight, reranking, refused);
         configurations.push(result);
         progress(
           `semanticWeight ${semanticWeight} reranking ${reranking ? 'on' : 'off'}: nDCG@10 ${result.ndcgAt10.toFixed(3)}`,
@@ -69,33 +85,35 @@ export async function runEvaluation(
       const [id, message] = [...refused][0];
       const count = refused.size === 1 ? '1 query was' : `${refused.size} queries were`;
       warnings.push(
-        `${count} refused by the engine and count${refused.size === 1 ? 's' : ''} as 0 (e.g. '${id}': ${message})`,
+        `${count} refused by the server (400) and count${refused.size === 1 ? 's' : ''} as 0 (e.g. '${id}': ${message})`,
       );
     }
     return {
       dataset: {
-        path: plan.datasetDir,
+        name: basename(datasetDir),
+        path: datasetDir,
         split: plan.split,
         documents: dataset.documents.length,
         queries: queries.length,
         truncatedDocuments: indexing.truncatedDocuments,
       },
-      embedder: temporary.embedderName,
+      embedder: server.embedderName,
       reranker: config.rerank.url ? 'http' : 'builtin',
       topK: plan.topK,
-      inputEnrichment: plan.inputEnrichment,
+      inputEnrichment: plan.inputEnrichment ?? null,
       indexing: { indexMs: indexing.indexMs, vectorsReadyMs: indexing.vectorsReadyMs },
       configurations,
+      fts5,
       warnings,
     };
   } finally {
-    await temporary.close();
+    await server.close();
   }
 }
 
-/** Every query once, one at a time; `refused` collects the queries the engine rejected as invalid. */
+/** Every query once, one at a time; `refused` collects the queries the server rejected as invalid. */
 async function runConfiguration(
-  index: IndexEngine,
+  client: DataPlaneClient,
   queries: readonly BeirQuery[],
   plan: EvaluationPlan,
   semanticWeight: number,
@@ -106,12 +124,12 @@ async function runConfiguration(
   const latencies: number[] = [];
   for (const query of queries) {
     const started = performance.now();
-    let hits: SearchHit[] = [];
+    let hits: ScoredHit[] = [];
     try {
-      hits = await search(index, query.text, plan, semanticWeight, reranking);
+      hits = await search(client, query.text, plan, semanticWeight, reranking);
     } catch (error) {
-      // A query the server would answer with 400 (e.g. only whitespace) scores 0, like an empty answer.
-      if (!(error instanceof AppError && error.code === 'invalid_request')) {
+      // A query the server refuses (e.g. only whitespace) scores 0, like an empty answer.
+      if (!(error instanceof RefusedRequestError)) {
         throw new Error(`query '${query.id}' failed: ${(error as Error).message}`, { cause: error });
       }
       refused.set(query.id, error.message);
@@ -128,29 +146,25 @@ async function runConfiguration(
 }
 
 function search(
-  index: IndexEngine,
+  client: DataPlaneClient,
   query: string,
   plan: EvaluationPlan,
   semanticWeight: number,
   reranking: boolean,
-): Promise<SearchHit[]> {
-  return index
-    .search(NAMESPACE, {
-      query,
-      topK: plan.topK,
-      includeData: false,
-      includeMetadata: false,
-      semanticWeight,
-      reranking,
-      inputEnrichment: plan.inputEnrichment,
-      // The service's default for the SDK's keepOriginalQueryAfterEnrichment.
-      keepOriginalQuery: false,
-    })
-    .then((outcome) => outcome.hits);
+): Promise<ScoredHit[]> {
+  return client.call<ScoredHit[]>('search', {
+    query,
+    topK: plan.topK,
+    includeData: false,
+    includeMetadata: false,
+    semanticWeight,
+    reranking,
+    ...(plan.inputEnrichment === undefined ? {} : { inputEnrichment: plan.inputEnrichment }),
+  });
 }
 
 async function indexDocuments(
-  index: IndexEngine,
+  client: DataPlaneClient,
   dataset: BeirDataset,
   vectorTimeoutMs: number,
   progress: (line: string) => void,
@@ -163,13 +177,13 @@ async function indexDocuments(
       if (truncated) truncatedDocuments++;
       return { id: document.id, content };
     });
-    await index.upsert(NAMESPACE, batch, { maxVectorCount: -1 });
+    await client.call('upsert-data', batch);
   }
   const indexMs = performance.now() - started;
   progress(`indexed in ${(indexMs / 1000).toFixed(1)} s; waiting for the vector index`);
   const deadline = performance.now() + vectorTimeoutMs;
   for (;;) {
-    const { pendingVectorCount } = await index.info();
+    const { pendingVectorCount } = await client.call<{ pendingVectorCount: number }>('info', []);
     if (pendingVectorCount === 0) break;
     if (performance.now() > deadline) {
       throw new Error(

@@ -25,57 +25,74 @@ function gate(env: Record<string, string>, targetsFile?: string): Promise<{ code
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout })));
 }
 
+/** Targets on the generated collections `one` and `two`, loose enough to pass unless `min` is not. */
 function targets(min: number): string {
   const file = join(work, `targets-${min}.json`);
   writeFileSync(
     file,
     JSON.stringify({
+      datasets: ['one', 'two'],
       semanticWeights: [0, 0.75],
       reranking: 'both',
       topK: 100,
-      minimums: [{ name: 'default request', semanticWeight: 0.75, reranking: false, metric: 'ndcgAt10', min }],
-      rerankingNotWorse: [],
+      defaultWeight: 0.75,
+      tolerance: 0.99,
+      meanAboveFts5: -0.99,
+      minimums: { one: min },
     }),
   );
   return file;
 }
 
 test('no dataset: a prominent SKIPPED line naming where it looked, and exit 0', async () => {
-  const missing = join(work, 'no-such-collection');
-  const run = await gate({ SEARCHPLANE_EVAL_DATASET: missing });
+  const missing = join(work, 'no-such-folder');
+  const run = await gate({ SEARCHPLANE_EVAL_DATASETS: missing }, targets(0.5));
   expect(run.code).toBe(0);
-  expect(run.stdout).toContain(`eval gate SKIPPED: no dataset at ${missing}`);
+  expect(run.stdout).toContain(`eval gate SKIPPED: no dataset at ${join(missing, 'one')}`);
 });
 
-test('the full table first, then one PASSED line; a missed target is one FAILED line and exit 1', async () => {
-  const dataset = join(work, 'collection');
-  writeBeirCollection(dataset);
+test('some datasets missing: FAILED naming them, exit 1', async () => {
+  writeBeirCollection(join(work, 'one'));
+  const run = await gate({ SEARCHPLANE_EVAL_DATASETS: work }, targets(0.5));
+  expect(run.code).toBe(1);
+  expect(run.stdout).toContain(`eval gate FAILED: missing datasets: two (${join(work, 'two')})`);
+});
 
-  const passed = await gate({ SEARCHPLANE_EVAL_DATASET: dataset }, targets(0.5));
+test('the full table first, then one line per check and PASSED; a missed target FAILED and exit 1', async () => {
+  writeBeirCollection(join(work, 'one'));
+  writeBeirCollection(join(work, 'two'));
+
+  const passed = await gate({ SEARCHPLANE_EVAL_DATASETS: work }, targets(0.5));
   expect(passed.code, passed.stdout).toBe(0);
   const lines = passed.stdout.trimEnd().split('\n');
-  const rows = lines.filter((line) => /^\d\.\d\d\s+(on|off)\s/.test(line));
-  expect(rows.map((row) => row.split(/\s+/).slice(0, 2).join(' '))).toEqual([
-    '0.00 off',
-    '0.00 on',
-    '0.75 off',
-    '0.75 on',
-  ]);
-  expect(lines.at(-1)).toMatch(
-    /^eval gate PASSED: default request \(semanticWeight 0\.75\) nDCG@10 \d\.\d{4} >= 0\.5000$/,
+  const rows = lines.filter((line) => /^(one|two|mean) {2,}/.test(line));
+  expect(
+    rows.map((row) =>
+      row
+        .split(/\s{2,}/)
+        .slice(0, 2)
+        .join(' / '),
+    ),
+  ).toEqual(
+    ['one', 'two', 'mean'].flatMap((name) =>
+      ['FTS5 BM25', 'w 0', 'w 0 + reranking', 'w 0.75', 'w 0.75 + reranking'].map((row) => `${name} / ${row}`),
+    ),
   );
+  expect(lines.filter((line) => line.startsWith('PASS '))).toHaveLength(6);
+  expect(lines.at(-2)).toMatch(/^PASS one: default nDCG@10 \d\.\d{4} >= 0\.5000 = minimum$/);
+  expect(lines.at(-1)).toBe('eval gate PASSED: all 6 checks');
 
-  const failed = await gate({ SEARCHPLANE_EVAL_DATASET: dataset }, targets(0.99));
+  const failed = await gate({ SEARCHPLANE_EVAL_DATASETS: work }, targets(0.99));
   expect(failed.code).toBe(1);
-  expect(failed.stdout.trimEnd().split('\n').at(-1)).toMatch(
-    /^eval gate FAILED: default request \(semanticWeight 0\.75\) nDCG@10 \d\.\d{4} < 0\.9900$/,
-  );
+  const failedLines = failed.stdout.trimEnd().split('\n');
+  expect(failedLines.at(-2)).toMatch(/^FAIL one: default nDCG@10 \d\.\d{4} < 0\.9900 = minimum$/);
+  expect(failedLines.at(-1)).toBe('eval gate FAILED: 1 of 6 checks');
 });
 
 test('a malformed targets file fails with every problem listed', async () => {
   const file = join(work, 'bad.json');
-  writeFileSync(file, JSON.stringify({ semanticWeights: [], reranking: 'maybe', topK: 100 }));
-  const run = await gate({ SEARCHPLANE_EVAL_DATASET: join(work, 'none') }, file);
+  writeFileSync(file, JSON.stringify({ datasets: ['one'], semanticWeights: [], reranking: 'maybe', topK: 100 }));
+  const run = await gate({ SEARCHPLANE_EVAL_DATASETS: join(work, 'none') }, file);
   expect(run.code).toBe(1);
   expect(run.stdout).toMatch(/^eval gate ERROR: .*bad\.json:\n {2}- semanticWeights.*\n {2}- reranking/);
 });

@@ -2,10 +2,10 @@ import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { writeBeirCollection } from '../helpers/beir-collection.js';
+import { writeBeirCollection, writeBeirFiles } from '../helpers/beir-collection.js';
 import { parseJson, runCli, spawnCli } from './support/searchplane-process.js';
 
-// Each run gets its own TMPDIR, so the test can see that the temporary index is gone afterwards.
+// Each run gets its own TMPDIR, so the test can see that the temporary server's dir is gone afterwards.
 let work: string;
 let tmp: string;
 let dataset: string;
@@ -17,7 +17,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(work, { recursive: true, force: true }));
 
-test('eval --json: one object with every configuration, metrics in 0..1, and the temp index removed', async () => {
+test('eval --json: one object with every configuration and FTS5, metrics in 0..1, and the temp server removed', async () => {
   const collection = writeBeirCollection(dataset);
   const run = await runCli(
     ['eval', '--dataset', dataset, '--semantic-weight', '0,0.75,1', '--reranking', 'both', '--json'],
@@ -27,6 +27,7 @@ test('eval --json: one object with every configuration, metrics in 0..1, and the
   const report = parseJson(run.stdout);
   expect(report).toMatchObject({
     dataset: {
+      name: 'collection',
       path: dataset,
       split: 'test',
       documents: collection.documents,
@@ -36,8 +37,9 @@ test('eval --json: one object with every configuration, metrics in 0..1, and the
     embedder: expect.any(String),
     reranker: 'builtin',
     topK: 100,
-    inputEnrichment: false,
+    inputEnrichment: null,
     indexing: { indexMs: expect.any(Number), vectorsReadyMs: expect.any(Number) },
+    fts5: { ndcgAt10: expect.any(Number), recallAt100: expect.any(Number), mrrAt10: expect.any(Number) },
     warnings: [],
   });
   expect(report.indexing.vectorsReadyMs).toBeGreaterThanOrEqual(report.indexing.indexMs);
@@ -79,15 +81,15 @@ test('a query whose relevant document is an exact title match gets MRR 1 in ever
   }
 });
 
-test('the default run prints a table with one row for the service default weight', async () => {
+test('the default run prints a table with FTS5 and one row for the service default weight', async () => {
   writeBeirCollection(dataset);
   const run = await runCli(['eval', '--dataset', dataset], { TMPDIR: tmp });
   expect(run.code, run.stderr).toBe(0);
   const lines = run.stdout.trimEnd().split('\n');
-  const headerAt = lines.findIndex((line) => line.startsWith('semantic weight'));
+  const headerAt = lines.findIndex((line) => line.startsWith('collection'));
   expect(lines[headerAt].split(/\s{2,}/)).toEqual([
-    'semantic weight',
-    'reranking',
+    'collection',
+    'configuration',
     'nDCG@10',
     'Recall@100',
     'MRR@10',
@@ -96,37 +98,76 @@ test('the default run prints a table with one row for the service default weight
     'mean ms',
   ]);
   const rows = lines.slice(headerAt + 2);
-  expect(rows).toHaveLength(1);
-  expect(rows[0].split(/\s+/).slice(0, 2)).toEqual(['0.75', 'off']);
+  expect(rows.map((row) => row.split(/\s{2,}/).slice(0, 2))).toEqual([
+    ['collection', 'FTS5 BM25'],
+    ['collection', 'w 0.75'],
+  ]);
   expect(run.stdout).toMatch(/index time \d+(\.\d)? m?s · vectors fully indexed after \d+(\.\d)? m?s/);
+  expect(run.stdout).toContain('input enrichment not sent');
+});
+
+test('several collections (repeated and comma-separated): one table with mean rows; --json {collections, mean}', async () => {
+  const second = join(work, 'second');
+  const third = join(work, 'third');
+  for (const dir of [dataset, second, third]) writeBeirCollection(dir);
+  const args = ['eval', '--dataset', dataset, '--dataset', `${second},${third}`, '--queries', '2'];
+  const table = await runCli(args, { TMPDIR: tmp });
+  expect(table.code, table.stderr).toBe(0);
+  const rows = table.stdout
+    .trimEnd()
+    .split('\n')
+    .filter((line) => /^(collection|second|third|mean) {2,}(FTS5|w )/.test(line))
+    .map((line) =>
+      line
+        .split(/\s{2,}/)
+        .slice(0, 2)
+        .join(' / '),
+    );
+  expect(rows).toEqual([
+    'collection / FTS5 BM25',
+    'collection / w 0.75',
+    'second / FTS5 BM25',
+    'second / w 0.75',
+    'third / FTS5 BM25',
+    'third / w 0.75',
+    'mean / FTS5 BM25',
+    'mean / w 0.75',
+  ]);
+
+  const json = parseJson((await runCli([...args, '--json'], { TMPDIR: tmp })).stdout);
+  expect(json.collections.map((report: any) => report.dataset.name)).toEqual(['collection', 'second', 'third']);
+  expect(json.mean.map((row: any) => row.configuration)).toEqual(['FTS5 BM25', 'w 0.75']);
+  // The same collection three times: the mean is each one's figure.
+  expect(json.mean[1].ndcgAt10).toBeCloseTo(json.collections[0].configurations[0].ndcgAt10, 10);
+  expect(readdirSync(tmp)).toEqual([]);
 });
 
 test('--input-enrichment on lets the enricher fix a misspelled query; a refused query counts 0 with a warning', async () => {
-  mkdirSync(join(dataset, 'qrels'), { recursive: true });
-  const jsonl = (records: object[]) => records.map((record) => JSON.stringify(record)).join('\n');
-  writeFileSync(
-    join(dataset, 'corpus.jsonl'),
-    jsonl([
+  writeBeirFiles(dataset, {
+    corpus: [
       { _id: 'fish', title: 'Clownfish', text: 'Clownfish live among the anemones of the reef.' },
       { _id: 'hill', title: 'Volcano', text: 'A volcano erupts when magma reaches the surface.' },
-    ]),
-  );
-  writeFileSync(
-    join(dataset, 'queries.jsonl'),
-    jsonl([
+    ],
+    queries: [
       { _id: 'typo', text: 'clownfsh' },
       { _id: 'blank', text: '   ' },
-    ]),
-  );
-  writeFileSync(join(dataset, 'qrels', 'test.tsv'), 'query-id\tcorpus-id\tscore\ntypo\tfish\t1\nblank\thill\t1\n');
+    ],
+    qrels: [
+      ['typo', 'fish', 1],
+      ['blank', 'hill', 1],
+    ],
+  });
   const args = ['eval', '--dataset', dataset, '--semantic-weight', '0', '--json', '--input-enrichment'];
 
   const enriched = parseJson((await runCli([...args, 'on'], { TMPDIR: tmp })).stdout);
   expect(enriched.inputEnrichment).toBe(true);
   expect(enriched.configurations[0].mrrAt10).toBe(0.5); // the typo found, the blank query 0
   expect(enriched.warnings).toEqual([
-    expect.stringMatching(/^1 query was refused by the engine and counts as 0 .*'blank'/),
+    expect.stringMatching(/^1 query was refused by the server \(400\) and counts as 0 .*'blank'/),
   ]);
+  const byDefault = parseJson((await runCli(args.slice(0, -1), { TMPDIR: tmp })).stdout);
+  expect(byDefault.inputEnrichment).toBeNull();
+  expect(byDefault.configurations[0].mrrAt10).toBe(0.5); // not sent: the index's setting, on
 
   const plain = parseJson((await runCli([...args, 'off'], { TMPDIR: tmp })).stdout);
   expect(plain.inputEnrichment).toBe(false);
@@ -139,6 +180,7 @@ test('bad options are usage errors (exit 2); a malformed collection fails naming
     ['--semantic-weight', '0,1.5'],
     ['--reranking', 'sometimes'],
     ['--top-k', '0'],
+    ['--dataset', `${dataset},,${dataset}`],
     ['--input-enrichment', 'yes'],
   ]) {
     const run = await runCli(['eval', '--dataset', dataset, ...args], { TMPDIR: tmp });
@@ -154,7 +196,7 @@ test('bad options are usage errors (exit 2); a malformed collection fails naming
 test.each([
   ['SIGINT', 130],
   ['SIGTERM', 143],
-] as const)('%s during the run closes the engine, removes the temporary index and exits %i', async (signal, code) => {
+] as const)('%s during the run closes the server, removes its temp dir and exits %i', async (signal, code) => {
   writeBeirCollection(dataset, 4000);
   const child = spawnCli(['eval', '--dataset', dataset], { TMPDIR: tmp });
   let stderr = '';

@@ -68,12 +68,25 @@ export function writeBeirCollection(dir: string, documents = 20): GeneratedColle
     ['q-second', 'doc-11', 1],
     ['q-second', 'doc-9', 0],
   ];
+  writeBeirFiles(dir, {
+    corpus,
+    queries: queries.map((query) => ({ ...query, metadata: {} })),
+    qrels: qrels as [string, string, number][],
+  });
+  return { exactTitleDocument, exactTitleQuery: queries[0].text, documents, judgedQueries: 5 };
+}
+
+/** Writes `corpus.jsonl`, `queries.jsonl` and `qrels/test.tsv` (with its header line) to `dir`. */
+export function writeBeirFiles(
+  dir: string,
+  files: { corpus: object[]; queries: object[]; qrels: [query: string, document: string, grade: number][] },
+): void {
+  mkdirSync(join(dir, 'qrels'), { recursive: true });
   const jsonl = (records: object[]) => `${records.map((record) => JSON.stringify(record)).join('\n')}\n`;
-  writeFileSync(join(dir, 'corpus.jsonl'), jsonl(corpus));
-  writeFileSync(join(dir, 'queries.jsonl'), jsonl(queries.map((query) => ({ ...query, metadata: {} }))));
+  writeFileSync(join(dir, 'corpus.jsonl'), jsonl(files.corpus));
+  writeFileSync(join(dir, 'queries.jsonl'), jsonl(files.queries));
   writeFileSync(
     join(dir, 'qrels', 'test.tsv'),
-    `query-id\tcorpus-id\tscore\n${qrels.map((line) => line.join('\t')).join('\n')}\n`,
+    `query-id\tcorpus-id\tscore\n${files.qrels.map((line) => line.join('\t')).join('\n')}\n`,
   );
-  return { exactTitleDocument, exactTitleQuery: queries[0].text, documents, judgedQueries: 5 };
 }

@@ -1,23 +1,29 @@
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { MAX_TOP_K } from '../../engine/index.js';
-import { formatReportTable } from '../../eval/evaluation-report.js';
-import { RERANKING_MODES, type RerankingMode, runEvaluation } from '../../eval/evaluation-runner.js';
+import { formatReportTable, reportJson } from '../../eval/evaluation-report.js';
+import { RERANKING_MODES, type RerankingMode, runEvaluations } from '../../eval/evaluation-runner.js';
 import { DEFAULT_SEMANTIC_WEIGHT } from '../../services/data-plane/data-plane.service.js';
 import { configFrom, printJson } from '../cli-support.js';
 
 /**
- * `searchplane eval --dataset <dir>`: indexes a BEIR collection into a temporary index with the
- * server's engine and models, runs its judged queries per configuration and prints nDCG@10,
- * Recall@100, MRR@10 and latencies as a table (or one JSON object with `--json`).
+ * `searchplane eval --dataset <dir>...`: for each BEIR collection in turn, upserts it into a
+ * temporary server with the configured engine and models, runs its judged queries per
+ * configuration over HTTP, and prints nDCG@10, Recall@100, MRR@10 and latencies with FTS5's BM25
+ * beside them, as one table (or JSON with `--json`).
  */
 export function evalCommand(): Command {
   return new Command('eval')
     .description(
-      'measure search quality on a BEIR-layout collection (corpus.jsonl, queries.jsonl, qrels/<split>.tsv) ' +
-        'with the embedder and reranker the server is configured with (SEARCHPLANE_EMBEDDINGS_*, SEARCHPLANE_RERANK_*)',
+      'measure search quality on BEIR-layout collections (corpus.jsonl, queries.jsonl, qrels/<split>.tsv) ' +
+        'through the HTTP data plane of a temporary server with the embedder and reranker the server is ' +
+        'configured with (SEARCHPLANE_EMBEDDINGS_*, SEARCHPLANE_RERANK_*), beside SQLite FTS5 BM25',
     )
-    .requiredOption('--dataset <dir>', 'folder of the collection')
+    .requiredOption(
+      '--dataset <dir>',
+      'folder of a collection; repeat the flag or separate folders with commas to evaluate several',
+      parseDatasets,
+    )
     .option('--split <name>', 'qrels file to evaluate: qrels/<name>.tsv', 'test')
     .option(
       '--semantic-weight <list>',
@@ -34,12 +40,10 @@ export function evalCommand(): Command {
     .addOption(
       new Option(
         '--input-enrichment <mode>',
-        'on or off; off by default because enrichment rewrites the query (spelling fixes, expansion) before ' +
-          'it is ranked, so the numbers would measure the enricher as much as the ranking; on measures what ' +
-          'an index with input enrichment serves by default',
-      )
-        .argParser(parseOnOff)
-        .default(false, 'off'),
+        'on or off: send inputEnrichment with every search; off measures the ranking without the ' +
+          'enricher’s rewrite of the query (default: not sent, so the index’s setting applies, on, as for ' +
+          'an SDK client that sends only {query, topK})',
+      ).argParser(parseOnOff),
     )
     .option('--queries <n>', 'evaluate only the first n judged queries (quick runs)', (raw) =>
       parseInteger(raw, '--queries', 1, Number.MAX_SAFE_INTEGER),
@@ -50,12 +54,15 @@ export function evalCommand(): Command {
       (raw) => parseInteger(raw, '--vector-timeout', 1, 86_400),
       600,
     )
-    .option('--json', 'print one JSON object with every configuration instead of the table')
+    .option(
+      '--json',
+      'print JSON instead of the table: the report of one collection, or {collections, mean} for several',
+    )
     .action(async (flags) => {
       const config = configFrom({});
-      const report = await runEvaluation(
+      const reports = await runEvaluations(
+        (flags.dataset as string[]).map((dir) => resolve(dir)),
         {
-          datasetDir: resolve(flags.dataset),
           split: flags.split,
           semanticWeights: flags.semanticWeight ?? [DEFAULT_SEMANTIC_WEIGHT],
           reranking: [...RERANKING_MODES[flags.reranking as RerankingMode]],
@@ -65,11 +72,17 @@ export function evalCommand(): Command {
           vectorTimeoutMs: flags.vectorTimeout * 1000,
         },
         config,
-        (line) => process.stderr.write(`searchplane eval: ${line}\n`),
+        (line: string) => process.stderr.write(`searchplane eval: ${line}\n`),
       );
-      if (flags.json) printJson(report);
-      else process.stdout.write(formatReportTable(report));
+      if (flags.json) printJson(reportJson(reports));
+      else process.stdout.write(formatReportTable(reports));
     });
+}
+
+function parseDatasets(raw: string, previous: string[] | undefined): string[] {
+  const dirs = raw.split(',').map((part) => part.trim());
+  if (dirs.some((dir) => dir === '')) throw new InvalidArgumentError('expected folders separated by commas');
+  return [...(previous ?? []), ...dirs];
 }
 
 function parseWeights(raw: string): number[] {

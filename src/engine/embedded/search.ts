@@ -1,7 +1,7 @@
 import type { JsonObject, ReadOptions, SearchHit, SearchOutcome, SearchRequest } from '../contract.js';
 import type { Enricher, Reranker } from '../providers/provider-types.js';
 import { type AnalyzedQuery, analyzeQuery, stemToken } from '../query/analyzer.js';
-import { FEEDBACK_DOCUMENTS } from '../query/feedback.js';
+import { FEEDBACK_DOCUMENTS, FEEDBACK_POOL } from '../query/feedback.js';
 import { parseFilter } from '../query/filter-parser.js';
 import { agreedWeight, type Candidate, fuse, RERANK_WINDOW, rerankCandidates } from '../query/fusion.js';
 import { validateSearchRequest } from '../query/search-request.js';
@@ -13,6 +13,7 @@ import type { SegmentedVectors } from './segmented-vectors.js';
 import { semanticCandidates, similarities, type Turn } from './semantic-candidates.js';
 import { type QueryStatistics, type ShardedText, termStatistics } from './text-shards/sharded-text.js';
 import type { SummedStatistics } from './text-shards/text-shard-protocol.js';
+import { bestFirst, type Scored } from './vector-math.js';
 
 /** What a search needs from the index it runs in. */
 export interface SearchContext {
@@ -120,18 +121,15 @@ export async function search(
         weight < 1 ? HYBRID_GRAPH_EFFORT : 1,
       )
     : Promise.resolve([]);
-  // Awaited below; a failure of the feedback round meanwhile must not leave its rejection unhandled.
-  semanticPart.catch(() => {});
-  // The vector workers search the graphs while the text shards expand the query and search.
-  const textSide =
-    weight < 1 ? await expandFromFeedback(context, text, analyzed, matches, statistics) : { analyzed, statistics };
-  const textPart = text.search(
-    textSide.analyzed,
-    weight === 1 ? Math.max(depth, VECTOR_TEXT_CANDIDATES) : depth,
-    matches,
-    textSide.statistics,
-  );
-  const [semanticMatches, textTop] = await Promise.all([semanticPart, textPart]);
+  // The vector workers search the graphs while the text shards search and expand the query.
+  const textPart =
+    weight < 1
+      ? rankWithFeedback(context, text, analyzed, Math.max(depth, FEEDBACK_POOL), matches, statistics)
+      : text
+          .search(analyzed, Math.max(depth, VECTOR_TEXT_CANDIDATES), matches, statistics)
+          .then((top) => ({ top, analyzed, statistics }));
+  const [semanticMatches, textSide] = await Promise.all([semanticPart, textPart]);
+  const textTop = textSide.top;
   // A write sent before this search that a shard failed to take: its answer may miss the write.
   if (text.lost) throw new LostShardError(text.lostBecause);
   const semantic = new Map(semanticMatches.map((m) => [m.label, m.score]));
@@ -187,21 +185,23 @@ export async function search(
 }
 
 /**
- * The query full text ranks by: expanded from its best matches (query/feedback.ts), with the
- * statistics of the added terms; the query itself when nothing matches.
+ * The full-text top `n` by BM25 of the query, scored and ordered again by the query expanded from
+ * its best matches (query/feedback.ts), with the expanded query and its statistics (to score other
+ * candidates alike). A query with no more matches than the feedback takes is not expanded: all of
+ * its matches would be the feedback, and there is nothing to tell apart by what they share.
  */
-async function expandFromFeedback(
+async function rankWithFeedback(
   context: SearchContext,
   text: ShardedText,
   analyzed: AnalyzedQuery,
+  n: number,
   matches: Set<number> | undefined,
   statistics: QueryStatistics,
-): Promise<{ analyzed: AnalyzedQuery; statistics: SummedStatistics }> {
-  // One match more than the feedback takes: when the query matches no more than that, all its
-  // matches are the feedback, and there is nothing to tell apart by what they share.
-  const best = await text.search(analyzed, FEEDBACK_DOCUMENTS + 1, matches, statistics);
-  if (best.length <= FEEDBACK_DOCUMENTS) return { analyzed, statistics };
-  best.pop();
+): Promise<{ top: Scored[]; analyzed: AnalyzedQuery; statistics: SummedStatistics }> {
+  const pool = await text.search(analyzed, n, matches, statistics);
+  const unexpanded = { top: pool, analyzed, statistics };
+  if (pool.length <= FEEDBACK_DOCUMENTS) return unexpanded;
+  const best = pool.slice(0, FEEDBACK_DOCUMENTS);
   const feedback = await context.turn(() => {
     const rows = rowsByLabels(
       context.store,
@@ -214,8 +214,16 @@ async function expandFromFeedback(
       .map(({ label, score }) => ({ score, fields: textFields(JSON.parse(rows.get(label)!.content!) as JsonObject) }));
   });
   const expanded = await text.expand(analyzed, feedback);
-  if (expanded.selecting === undefined) return { analyzed, statistics };
-  return { analyzed: expanded, statistics: await text.statistics(expanded.terms) };
+  if (expanded.selecting === undefined) return unexpanded;
+  const expandedStatistics = await text.statistics(expanded.terms);
+  const scores = await text.scores(
+    expanded,
+    pool.map((match) => match.label),
+    expandedStatistics,
+  );
+  // Each of the pool holds a word of the query, so the expanded query scores it above 0.
+  const top = pool.map(({ label }) => ({ label, score: scores.get(label) ?? 0 })).sort(bestFirst);
+  return { top, analyzed: expanded, statistics: expandedStatistics };
 }
 
 /** A search ran on a namespace whose full-text index lost part of itself (see ShardedText.lost). */

@@ -10,6 +10,13 @@ import { type AnalyzedDocument, type AnalyzedQuery, STOP_WORDS, type Term } from
 
 /** Best matches of the user's query the expansion learns from (RM3's usual 10). */
 export const FEEDBACK_DOCUMENTS = 10;
+/**
+ * Best matches of the user's query the expanded query scores and orders again (more when a search
+ * asks for more): what bounds the expansion's cost. Ranking every document by the expanded query
+ * instead gained 0.002 nDCG@10 more on six test collections and cost 3 to 4 times a plain search
+ * on 200k documents, since its many added terms leave little for the pruning to skip.
+ */
+export const FEEDBACK_POOL = 50;
 /** Terms the expansion may add: enough to carry the shared vocabulary, few enough to keep the search cheap. */
 export const FEEDBACK_TERMS = 20;
 /** The added terms' share of the expanded query's weight (RM3's λ); the user's words keep the rest. */

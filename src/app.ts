@@ -145,6 +145,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       tags: [
         { name: 'search', description: 'Search indexes' },
         { name: 'messaging', description: 'Messaging instances' },
+        { name: 'keys', description: 'Management API keys' },
         { name: 'data-plane', description: 'Per-index search API (@upstash/search compatible), index token auth' },
         { name: 'system', description: 'Health and documentation' },
       ],

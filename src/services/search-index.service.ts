@@ -145,8 +145,10 @@ export class SearchIndexService {
     return recordOf(row, await this.throughput(row.id));
   }
 
-  async list(customerId: string): Promise<SearchIndexRecord[]> {
-    const rows = await repo.listSearchIndexes(this.store.db, customerId);
+  /** The account's indexes; only those of `onlyIds` when given (a key limited to some indexes). */
+  async list(customerId: string, onlyIds: readonly string[] | null = null): Promise<SearchIndexRecord[]> {
+    let rows = await repo.listSearchIndexes(this.store.db, customerId);
+    if (onlyIds !== null) rows = rows.filter((row) => onlyIds.includes(row.id));
     return Promise.all(rows.map(async (row) => recordOf(row, await this.throughput(row.id))));
   }
 

@@ -102,7 +102,22 @@ export interface RateWindowsTable {
   used: number;
 }
 
+export interface ApiKeysTable {
+  id: string;
+  account_email: string;
+  name: string;
+  key_hash: string;
+  /** JSON array of grants (`indexes.read`, `indexes.*`, `*`). */
+  actions: string;
+  /** JSON array of index ids the key is limited to; null for every index of the account. */
+  index_ids: string | null;
+  /** Unix seconds after which the key is refused; null for never. */
+  expires_at: number | null;
+  created_at: number;
+}
+
 export interface DB {
+  api_keys: ApiKeysTable;
   accounts: AccountsTable;
   search_indexes: SearchIndexesTable;
   messaging_instances: MessagingInstancesTable;

@@ -29,6 +29,10 @@ export interface FuzzWorld {
   /** The canary's index: only its id and endpoint, to check that nobody else can touch it. */
   canary: { id: string; endpoint: string };
   messagingIds: string[];
+  /** Basic header of an API key of the fuzzing account with a few actions, limited to its index. */
+  limitedAuth: string;
+  /** Id of an API key of the fuzzing account that may be deleted. */
+  apiKeyId: string;
 }
 
 const basic = (text: string) => `Basic ${Buffer.from(text).toString('base64')}`;
@@ -36,6 +40,7 @@ const basic = (text: string) => `Basic ${Buffer.from(text).toString('base64')}`;
 function managementAuth(world: FuzzWorld) {
   return fc.oneof(
     { weight: 12, arbitrary: fc.constant<string | undefined>(world.auth) },
+    { weight: 2, arbitrary: fc.constant<string | undefined>(world.limitedAuth) },
     {
       weight: 2,
       arbitrary: fc.constantFrom<string | undefined>(
@@ -201,6 +206,26 @@ function managementRequest(world: FuzzWorld): fc.Arbitrary<FuzzRequest> {
     region: fc.oneof(fc.constantFrom('eu-west-1', 'us-central1'), nastyString),
     type: fc.oneof(fc.constantFrom('payg', 'free', 'fixed'), nastyString),
   });
+  const keyId = fc.oneof(fc.constant(world.apiKeyId), pathSegment);
+  const grant = fc.oneof(fc.constantFrom('*', 'indexes.*', 'indexes.read', 'keys.write', 'nope.*'), nastyString);
+  const createKey = fc.record(
+    {
+      name: fc.oneof(fc.constantFrom('fuzz-key', 'k'), nastyString),
+      actions: fc.oneof(fc.array(grant, { maxLength: 4 }), badValue),
+      indexes: fc.oneof(fc.constant([world.index.id]), fc.constant([world.canary.id]), fc.constant(null), badValue),
+      expires_at: fc.oneof(fc.constant(null), extremeNumber),
+    },
+    { requiredKeys: ['name', 'actions'] },
+  );
+  const page = fc.constantFrom(
+    '',
+    '?limit=1',
+    '?limit=0',
+    '?limit=100000',
+    '?cursor=%00',
+    '?cursor=bm9wZQ',
+    '?limit=2&cursor=WzEsIngiXQ',
+  );
   const period = fc.constantFrom('', '?period=1h', '?period=30d', '?period=%00', '?period=1y', '?period=1h&period=3h');
   const routes: fc.Arbitrary<[string, fc.Arbitrary<string>, fc.Arbitrary<unknown> | undefined]> = fc.constantFrom(
     ['POST', fc.constant('/v2/search'), create] as const,
@@ -220,6 +245,9 @@ function managementRequest(world: FuzzWorld): fc.Arbitrary<FuzzRequest> {
       messagingId.map((id) => `/v2/messaging/set-plan/${id}`),
       fc.record({ plan_name: fc.oneof(fc.constantFrom('free', 'paid'), nastyString) }),
     ] as const,
+    ['POST', fc.constant('/v2/keys'), createKey] as const,
+    ['GET', page.map((query) => `/v2/keys${query}`), undefined] as const,
+    ['DELETE', keyId.map((id) => `/v2/keys/${id}`), undefined] as const,
     ['GET', pathSegment.map((segment) => `/v2/${segment}`), undefined] as const,
     ['GET', pathSegment.map((segment) => `/${segment}`), undefined] as const,
   );

@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../services/clock.js';
 import type { Services } from '../../services/index.js';
+import type { Principal } from '../../services/principal.js';
 import { createErrorHandler, renderManagementError } from '../error-handler.js';
+import { apiKeyRoutes } from './api-keys.routes.js';
 import { basicAuthHook } from './basic-auth.plugin.js';
 import { messagingRoutes } from './messaging.routes.js';
 import { searchIndexRoutes } from './search-indexes.routes.js';
@@ -21,6 +23,7 @@ export interface ManagementPluginOptions {
 export async function managementPlugin(app: FastifyInstance, options: ManagementPluginOptions): Promise<void> {
   app.setErrorHandler(createErrorHandler(renderManagementError));
   app.decorateRequest('accountEmail', '');
+  app.decorateRequest('principal', null as unknown as Principal);
   app.addHook(
     'onRequest',
     basicAuthHook({
@@ -32,4 +35,5 @@ export async function managementPlugin(app: FastifyInstance, options: Management
   await app.register(searchStatsRoutes, { services: options.services });
   await app.register(searchIndexRoutes, { services: options.services });
   await app.register(messagingRoutes, { services: options.services });
+  await app.register(apiKeyRoutes, { services: options.services });
 }

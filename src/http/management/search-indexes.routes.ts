@@ -14,6 +14,7 @@ export const searchIndexRoutes: FastifyPluginAsyncTypebox<{ services: Services }
   app.post(
     '/search',
     {
+      config: { access: { action: 'indexes.write', scope: 'account' } },
       schema: {
         tags,
         operationId: 'createSearchIndex',
@@ -28,6 +29,7 @@ export const searchIndexRoutes: FastifyPluginAsyncTypebox<{ services: Services }
   app.get(
     '/search',
     {
+      config: { access: { action: 'indexes.read' } },
       schema: {
         tags,
         operationId: 'listSearchIndexes',
@@ -35,12 +37,13 @@ export const searchIndexRoutes: FastifyPluginAsyncTypebox<{ services: Services }
         response: { 200: Type.Array(SearchIndex), ...managementErrors() },
       },
     },
-    (request) => indexes.list(request.accountEmail),
+    (request) => indexes.list(request.accountEmail, request.principal.indexIds),
   );
 
   app.get(
     '/search/:id',
     {
+      config: { access: { action: 'indexes.read', scope: 'index' } },
       schema: {
         tags,
         operationId: 'getSearchIndex',
@@ -55,6 +58,7 @@ export const searchIndexRoutes: FastifyPluginAsyncTypebox<{ services: Services }
   app.delete(
     '/search/:id',
     {
+      config: { access: { action: 'indexes.delete', scope: 'index' } },
       schema: {
         tags,
         operationId: 'deleteSearchIndex',
@@ -72,6 +76,7 @@ export const searchIndexRoutes: FastifyPluginAsyncTypebox<{ services: Services }
   app.post(
     '/search/:id/rename',
     {
+      config: { access: { action: 'indexes.write', scope: 'index' } },
       schema: {
         tags,
         operationId: 'renameSearchIndex',
@@ -90,6 +95,7 @@ export const searchIndexRoutes: FastifyPluginAsyncTypebox<{ services: Services }
   app.post(
     '/search/:id/reset-password',
     {
+      config: { access: { action: 'tokens.rotate', scope: 'index' } },
       schema: {
         tags,
         operationId: 'resetSearchPassword',

@@ -4,6 +4,7 @@ import { ReadCache } from '../store/read-cache.js';
 import { AccountService } from './account.service.js';
 import { ApiKeyService } from './api-key.service.js';
 import type { Clock } from './clock.js';
+import { IdempotencyService } from './idempotency.service.js';
 import { MessagingService } from './messaging.service.js';
 import { type IndexDataLifecycle, SearchIndexService } from './search-index.service.js';
 import { UsageMeter } from './usage-meter.service.js';
@@ -14,6 +15,7 @@ export interface Services {
   accounts: AccountService;
   apiKeys: ApiKeyService;
   indexes: SearchIndexService;
+  idempotency: IdempotencyService;
   messaging: MessagingService;
   stats: UsageStatsService;
   usage: UsageMeter;
@@ -51,6 +53,7 @@ export function createServices({ config, store, clock, data, onUsageFlushError }
     }),
     apiKeys: new ApiKeyService(store, { clock, indexes, verified }),
     indexes,
+    idempotency: new IdempotencyService(store, clock),
     messaging: new MessagingService(store),
     stats: new UsageStatsService(indexes, usage, clock, data),
     usage,

@@ -116,7 +116,20 @@ export interface ApiKeysTable {
   created_at: number;
 }
 
+export interface IdempotencyKeysTable {
+  account_email: string;
+  key: string;
+  /** SHA-256 of the request (method, route, parameters, body) the key was first used with. */
+  fingerprint: string;
+  /** The first answer's status and body; null while that request runs. */
+  status: number | null;
+  body: string | null;
+  /** Unix milliseconds. */
+  created_at: number;
+}
+
 export interface DB {
+  idempotency_keys: IdempotencyKeysTable;
   api_keys: ApiKeysTable;
   accounts: AccountsTable;
   search_indexes: SearchIndexesTable;

@@ -262,8 +262,16 @@ function managementRequest(world: FuzzWorld): fc.Arbitrary<FuzzRequest> {
         authorization: managementAuth(world),
         type: contentType,
         payload: template ? bodyFrom(template) : fc.oneof(fc.constant(undefined), bodyFrom(badValue)),
+        idempotencyKey: fc.option(fc.constantFrom('fuzz-1', 'fuzz-2', '', 'has space', 'k'.repeat(300), '\u00e9'), {
+          freq: 3,
+          nil: undefined,
+        }),
       })
-      .map((parts) => request(parts.method, parts.url, parts.authorization, parts.type, parts.payload)),
+      .map((parts) => {
+        const built = request(parts.method, parts.url, parts.authorization, parts.type, parts.payload);
+        if (parts.idempotencyKey !== undefined) built.headers['idempotency-key'] = parts.idempotencyKey;
+        return built;
+      }),
   );
 }
 

@@ -5,6 +5,7 @@ import type { Principal } from '../../services/principal.js';
 import { createErrorHandler, renderManagementError } from '../error-handler.js';
 import { apiKeyRoutes } from './api-keys.routes.js';
 import { basicAuthHook } from './basic-auth.plugin.js';
+import { registerIdempotency } from './idempotency.hooks.js';
 import { messagingRoutes } from './messaging.routes.js';
 import { searchIndexRoutes } from './search-indexes.routes.js';
 import { searchStatsRoutes } from './search-stats.routes.js';
@@ -32,6 +33,7 @@ export async function managementPlugin(app: FastifyInstance, options: Management
       clock: options.clock,
     }),
   );
+  registerIdempotency(app, options.services.idempotency);
   await app.register(searchStatsRoutes, { services: options.services });
   await app.register(searchIndexRoutes, { services: options.services });
   await app.register(messagingRoutes, { services: options.services });

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import type { Services } from '../../services/index.js';
 import { managementErrors, OkSchema, sendOk, UuidParams } from '../schemas/common.schemas.js';
 import { CreateSearchIndexBody, RenameBody } from '../schemas/management.schemas.js';
+import { IdempotencyHeaders } from './idempotency.hooks.js';
 
 const tags = ['search'];
 const SearchIndex = Type.Ref('SearchIndex');
@@ -14,11 +15,12 @@ export const searchIndexRoutes: FastifyPluginAsyncTypebox<{ services: Services }
   app.post(
     '/search',
     {
-      config: { access: { action: 'indexes.write', scope: 'account' } },
+      config: { access: { action: 'indexes.write', scope: 'account' }, idempotent: true },
       schema: {
         tags,
         operationId: 'createSearchIndex',
         summary: 'Create a search index',
+        headers: IdempotencyHeaders,
         body: CreateSearchIndexBody,
         response: { 200: SearchIndex, ...managementErrors(400, 409, 413, 415) },
       },

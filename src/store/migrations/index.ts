@@ -5,6 +5,7 @@ import * as m0003 from './0003_create_messaging_instances.js';
 import * as m0004 from './0004_create_usage_minutes.js';
 import * as m0005 from './0005_create_index_data.js';
 import * as m0006 from './0006_create_api_keys.js';
+import * as m0007 from './0007_create_idempotency_keys.js';
 
 /** Migrations are listed statically so the same list runs from src (tests) and dist (server). */
 export const migrationProvider: MigrationProvider = {
@@ -16,6 +17,7 @@ export const migrationProvider: MigrationProvider = {
       '0004_create_usage_minutes': m0004,
       '0005_create_index_data': m0005,
       '0006_create_api_keys': m0006,
+      '0007_create_idempotency_keys': m0007,
     };
   },
 };

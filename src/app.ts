@@ -15,6 +15,7 @@ import { MAX_PARAM_LENGTH } from './http/error-handler.js';
 import { inputGuard } from './http/input-guard.js';
 import { managementPlugin } from './http/management/management.plugin.js';
 import metricsPlugin from './http/metrics.plugin.js';
+import { withOptionalBodies } from './http/openapi-optional-bodies.js';
 import { withServers } from './http/openapi-servers.js';
 import { requestIdOf } from './http/request-id.js';
 import requestStart from './http/request-start.plugin.js';
@@ -151,6 +152,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       ],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    transformObject: (documents) =>
+      'openapiObject' in documents ? withOptionalBodies(documents.openapiObject) : documents.swaggerObject,
   });
   // After swagger, which documents its route.
   await app.register(metricsPlugin, { metrics: createAppMetrics({ store, engine }), token: config.metricsToken });

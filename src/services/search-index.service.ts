@@ -30,6 +30,8 @@ export const REGIONS = ['eu-west-1', 'us-central1'] as const;
 export type Region = (typeof REGIONS)[number];
 export const INDEX_NAME_PATTERN = '^[A-Za-z0-9_.-]{1,64}$';
 const INDEX_NAME = new RegExp(INDEX_NAME_PATTERN);
+/** The longest grace period of a token rotation: a day, to roll a fleet's clients over. */
+export const MAX_TOKEN_GRACE_SECONDS = 86_400;
 
 export interface SearchIndexRecord extends Quotas {
   customer_id: string;
@@ -174,10 +176,15 @@ export class SearchIndexService {
     }
   }
 
-  /** Replaces both tokens; the old ones stop working with the next request. */
-  async resetPassword(customerId: string, id: string): Promise<void> {
-    const changes = { token: randomSecret(), read_only_token: randomSecret() };
-    const updated = await repo.updateOwnedSearchIndex(this.store.db, customerId, id, changes);
+  /**
+   * Replaces both tokens. The old ones stop working with the next request, or, with
+   * `graceSeconds`, once that many seconds have passed (tokens replaced by an earlier rotation
+   * stop at once).
+   */
+  async resetPassword(customerId: string, id: string, graceSeconds = 0): Promise<void> {
+    const tokens = { token: randomSecret(), read_only_token: randomSecret() };
+    const graceUntil = graceSeconds > 0 ? this.options.clock() + graceSeconds * 1000 : null;
+    const updated = await repo.rotateOwnedSearchIndexTokens(this.store.db, customerId, id, tokens, graceUntil);
     if (!updated) throw errors.indexNotFound();
   }
 

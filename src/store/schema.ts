@@ -31,6 +31,11 @@ export interface SearchIndexesTable {
   max_writes_per_request: number;
   creation_time: number;
   input_enrichment_enabled: number;
+  /** The tokens a rotation with a grace period replaced (null or absent: none). */
+  previous_token?: string | null;
+  previous_read_only_token?: string | null;
+  /** Unix ms until which the previous tokens still open the data plane. */
+  previous_tokens_expire_at?: number | null;
 }
 
 export interface MessagingInstancesTable {

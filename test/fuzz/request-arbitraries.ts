@@ -233,7 +233,11 @@ function managementRequest(world: FuzzWorld): fc.Arbitrary<FuzzRequest> {
     ['GET', readableId.map((id) => `/v2/search/${id}`), undefined] as const,
     ['DELETE', otherId.map((id) => `/v2/search/${id}`), undefined] as const,
     ['POST', readableId.map((id) => `/v2/search/${id}/rename`), fc.record({ name })] as const,
-    ['POST', otherId.map((id) => `/v2/search/${id}/reset-password`), undefined] as const,
+    [
+      'POST',
+      otherId.map((id) => `/v2/search/${id}/reset-password`),
+      fc.record({ grace_seconds: fc.oneof(fc.integer({ min: 0, max: 86_400 }), extremeNumber) }),
+    ] as const,
     ['GET', fc.tuple(readableId, period).map(([id, p]) => `/v2/search/${id}/stats${p}`), undefined] as const,
     ['GET', fc.constant('/v2/search/stats'), undefined] as const,
     ['GET', fc.constant('/v2/messaging/users'), undefined] as const,

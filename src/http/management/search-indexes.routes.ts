@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Services } from '../../services/index.js';
+import { OPTIONAL_BODY } from '../openapi-optional-bodies.js';
 import { managementErrors, OkSchema, sendOk, UuidParams } from '../schemas/common.schemas.js';
-import { CreateSearchIndexBody, RenameBody } from '../schemas/management.schemas.js';
+import { CreateSearchIndexBody, RenameBody, ResetPasswordBody } from '../schemas/management.schemas.js';
 import { IdempotencyHeaders } from './idempotency.hooks.js';
 
 const tags = ['search'];
@@ -101,13 +102,19 @@ export const searchIndexRoutes: FastifyPluginAsyncTypebox<{ services: Services }
       schema: {
         tags,
         operationId: 'resetSearchPassword',
-        summary: 'Replace both data-plane tokens',
+        summary: 'Replace both data-plane tokens, the old ones at once or after a grace period',
         params: UuidParams,
-        response: { 200: OkSchema, ...managementErrors(404) },
+        body: ResetPasswordBody,
+        [OPTIONAL_BODY]: true,
+        response: { 200: OkSchema, ...managementErrors(404, 413, 415) },
+      },
+      // The body is optional (clients from before the grace period send none): no body is `{}`.
+      preValidation: async (request) => {
+        request.body ??= {};
       },
     },
     async (request, reply) => {
-      await indexes.resetPassword(request.accountEmail, request.params.id);
+      await indexes.resetPassword(request.accountEmail, request.params.id, request.body?.grace_seconds ?? 0);
       return sendOk(reply);
     },
   );

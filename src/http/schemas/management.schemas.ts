@@ -4,7 +4,7 @@ import { GRANTS } from '../../services/key-actions.js';
 import { MESSAGING_PLANS, MESSAGING_REGIONS } from '../../services/messaging.service.js';
 import { MAX_PAGE_LIMIT } from '../../services/paging.js';
 import { PLAN_NAMES } from '../../services/plans.js';
-import { INDEX_NAME_PATTERN, REGIONS } from '../../services/search-index.service.js';
+import { INDEX_NAME_PATTERN, MAX_TOKEN_GRACE_SECONDS, REGIONS } from '../../services/search-index.service.js';
 import { STATS_PERIODS } from '../../services/usage-stats.service.js';
 import { StringEnum } from './common.schemas.js';
 
@@ -55,6 +55,20 @@ export const CreateSearchIndexBody = Type.Object({
 export const RenameBody = Type.Object({
   name: Type.String({ pattern: INDEX_NAME_PATTERN }),
 });
+
+export const ResetPasswordBody = Type.Object(
+  {
+    grace_seconds: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: MAX_TOKEN_GRACE_SECONDS,
+        default: 0,
+        description: 'Seconds the old tokens keep working (0: they stop at once)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 export const StatsQuery = Type.Object({
   period: Type.Optional(StringEnum(STATS_PERIODS, { default: '1h' })),

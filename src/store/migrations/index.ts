@@ -6,6 +6,7 @@ import * as m0004 from './0004_create_usage_minutes.js';
 import * as m0005 from './0005_create_index_data.js';
 import * as m0006 from './0006_create_api_keys.js';
 import * as m0007 from './0007_create_idempotency_keys.js';
+import * as m0008 from './0008_add_previous_tokens.js';
 
 /** Migrations are listed statically so the same list runs from src (tests) and dist (server). */
 export const migrationProvider: MigrationProvider = {
@@ -18,6 +19,7 @@ export const migrationProvider: MigrationProvider = {
       '0005_create_index_data': m0005,
       '0006_create_api_keys': m0006,
       '0007_create_idempotency_keys': m0007,
+      '0008_add_previous_tokens': m0008,
     };
   },
 };

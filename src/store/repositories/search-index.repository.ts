@@ -123,6 +123,32 @@ export async function updateOwnedSearchIndex(
   return Number(result.numUpdatedRows) > 0;
 }
 
+/**
+ * Gives an owned index new tokens. With `graceUntil` (Unix ms) the current ones become its previous
+ * tokens until then, read and replaced in the same statement so no rotation in between is lost;
+ * without, any previous tokens are dropped.
+ */
+export async function rotateOwnedSearchIndexTokens(
+  db: Executor,
+  customerId: string,
+  id: string,
+  tokens: Pick<SearchIndexRow, 'token' | 'read_only_token'>,
+  graceUntil: number | null,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('search_indexes')
+    .set((eb) => ({
+      ...tokens,
+      previous_token: graceUntil === null ? null : eb.ref('token'),
+      previous_read_only_token: graceUntil === null ? null : eb.ref('read_only_token'),
+      previous_tokens_expire_at: graceUntil,
+    }))
+    .where('id', '=', id)
+    .where('customer_id', '=', customerId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
 export async function deleteOwnedSearchIndex(db: Executor, customerId: string, id: string): Promise<boolean> {
   const result = await db
     .deleteFrom('search_indexes')

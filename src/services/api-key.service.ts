@@ -6,7 +6,7 @@ import * as repo from '../store/repositories/api-key.repository.js';
 import { newApiKeySecret } from './account.service.js';
 import type { Clock } from './clock.js';
 import { expandGrants } from './key-actions.js';
-import { type Page, type PageRequest, readPage } from './paging.js';
+import { DEFAULT_PAGE_LIMIT, type Page, type PageRequest, readPage } from './paging.js';
 import type { Principal } from './principal.js';
 import type { SearchIndexService } from './search-index.service.js';
 import { hashApiKey } from './secrets.js';
@@ -99,7 +99,7 @@ export class ApiKeyService {
     if (page === undefined) return (await repo.listApiKeys(this.store.db, email)).map(recordOf);
     const rows = await readPage(
       page,
-      100,
+      DEFAULT_PAGE_LIMIT,
       (after, limit) => repo.listApiKeys(this.store.db, email, { after, limit }),
       (row) => [Number(row.created_at), row.name] as const,
     );

@@ -2,6 +2,8 @@ import { errors } from '../errors.js';
 
 /** Items per page at most, whatever `limit` asks. */
 export const MAX_PAGE_LIMIT = 1000;
+/** Items per page when a paged request names a cursor but no limit. */
+export const DEFAULT_PAGE_LIMIT = 100;
 
 /** A page of a list and the cursor of the next one (null after the last). */
 export interface Page<T> {

@@ -9,6 +9,7 @@ import * as repo from '../store/repositories/search-index.repository.js';
 import { boundedCache } from './bounded-cache.js';
 import { type Clock, formatSeriesTime } from './clock.js';
 import { generateEndpointName } from './endpoint-names.js';
+import { DEFAULT_PAGE_LIMIT, type Page, type PageRequest, readPage } from './paging.js';
 import { type PlanName, type PlanTable, type Quotas, quotasOf } from './plans.js';
 import { randomSecret } from './secrets.js';
 import type { UsageMeter } from './usage-meter.service.js';
@@ -147,11 +148,31 @@ export class SearchIndexService {
     return recordOf(row, await this.throughput(row.id));
   }
 
-  /** The account's indexes; only those of `onlyIds` when given (a key limited to some indexes). */
-  async list(customerId: string, onlyIds: readonly string[] | null = null): Promise<SearchIndexRecord[]> {
-    let rows = await repo.listSearchIndexes(this.store.db, customerId);
-    if (onlyIds !== null) rows = rows.filter((row) => onlyIds.includes(row.id));
-    return Promise.all(rows.map(async (row) => recordOf(row, await this.throughput(row.id))));
+  /**
+   * The account's indexes (only those of `onlyIds` when given: a key limited to some indexes),
+   * all of them, or one page when `page` asks for paging.
+   */
+  async list(customerId: string, onlyIds?: readonly string[] | null): Promise<SearchIndexRecord[]>;
+  async list(
+    customerId: string,
+    onlyIds: readonly string[] | null,
+    page: PageRequest,
+  ): Promise<Page<SearchIndexRecord>>;
+  async list(
+    customerId: string,
+    onlyIds: readonly string[] | null = null,
+    page?: PageRequest,
+  ): Promise<SearchIndexRecord[] | Page<SearchIndexRecord>> {
+    const records = (rows: SearchIndexRow[]) =>
+      Promise.all(rows.map(async (row) => recordOf(row, await this.throughput(row.id))));
+    if (page === undefined) return records(await repo.listSearchIndexes(this.store.db, customerId, { onlyIds }));
+    const rows = await readPage(
+      page,
+      DEFAULT_PAGE_LIMIT,
+      (after, limit) => repo.listSearchIndexes(this.store.db, customerId, { onlyIds, after, limit }),
+      (row) => [Number(row.creation_time), row.name] as const,
+    );
+    return { data: await records(rows.data), next_cursor: rows.next_cursor };
   }
 
   /**

@@ -229,7 +229,7 @@ function managementRequest(world: FuzzWorld): fc.Arbitrary<FuzzRequest> {
   const period = fc.constantFrom('', '?period=1h', '?period=30d', '?period=%00', '?period=1y', '?period=1h&period=3h');
   const routes: fc.Arbitrary<[string, fc.Arbitrary<string>, fc.Arbitrary<unknown> | undefined]> = fc.constantFrom(
     ['POST', fc.constant('/v2/search'), create] as const,
-    ['GET', fc.constant('/v2/search'), undefined] as const,
+    ['GET', page.map((query) => `/v2/search${query}`), undefined] as const,
     ['GET', readableId.map((id) => `/v2/search/${id}`), undefined] as const,
     ['DELETE', otherId.map((id) => `/v2/search/${id}`), undefined] as const,
     ['POST', readableId.map((id) => `/v2/search/${id}/rename`), fc.record({ name })] as const,

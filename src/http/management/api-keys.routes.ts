@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Services } from '../../services/index.js';
 import { managementErrors, OkSchema, sendOk, UuidParams } from '../schemas/common.schemas.js';
-import { CreateApiKeyBody, PageOf, PageQuery } from '../schemas/management.schemas.js';
+import { CreateApiKeyBody, ListOrPage, PageQuery } from '../schemas/management.schemas.js';
 import { pageRequestOf } from './paging.js';
 
 const tags = ['keys'];
@@ -37,10 +37,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
         summary: "List the account's API keys (never their secrets)",
         querystring: PageQuery,
         response: {
-          200: Type.Union([
-            Type.Array(ApiKey, { description: 'Every key, without limit or cursor' }),
-            PageOf(ApiKey, 'One page, with limit or cursor'),
-          ]),
+          200: ListOrPage(ApiKey, 'keys'),
           ...managementErrors(),
         },
       },

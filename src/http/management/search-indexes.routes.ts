@@ -3,8 +3,15 @@ import { Type } from 'typebox';
 import type { Services } from '../../services/index.js';
 import { OPTIONAL_BODY } from '../openapi-optional-bodies.js';
 import { managementErrors, OkSchema, sendOk, UuidParams } from '../schemas/common.schemas.js';
-import { CreateSearchIndexBody, RenameBody, ResetPasswordBody } from '../schemas/management.schemas.js';
+import {
+  CreateSearchIndexBody,
+  ListOrPage,
+  PageQuery,
+  RenameBody,
+  ResetPasswordBody,
+} from '../schemas/management.schemas.js';
 import { IdempotencyHeaders } from './idempotency.hooks.js';
+import { pageRequestOf } from './paging.js';
 
 const tags = ['search'];
 const SearchIndex = Type.Ref('SearchIndex');
@@ -37,10 +44,20 @@ export const searchIndexRoutes: FastifyPluginAsyncTypebox<{ services: Services }
         tags,
         operationId: 'listSearchIndexes',
         summary: "List the account's search indexes",
-        response: { 200: Type.Array(SearchIndex), ...managementErrors() },
+        querystring: PageQuery,
+        response: {
+          200: ListOrPage(SearchIndex, 'indexes'),
+          ...managementErrors(),
+        },
       },
     },
-    (request) => indexes.list(request.accountEmail, request.principal.indexIds),
+    (request) => {
+      const page = pageRequestOf(request.query);
+      const { indexIds } = request.principal;
+      return page === undefined
+        ? indexes.list(request.accountEmail, indexIds)
+        : indexes.list(request.accountEmail, indexIds, page);
+    },
   );
 
   app.get(

@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { type TSchema, Type } from 'typebox';
 import { API_KEY_NAME_PATTERN } from '../../services/api-key.service.js';
 import { GRANTS } from '../../services/key-actions.js';
 import { MESSAGING_PLANS, MESSAGING_REGIONS } from '../../services/messaging.service.js';
@@ -180,7 +180,7 @@ export const PageQuery = Type.Object({
 });
 
 /** A page of `item`s: the answer of a list asked for with `limit` or `cursor`. */
-export function PageOf(item: ReturnType<typeof Type.Ref>, description: string) {
+export function PageOf(item: TSchema, description: string) {
   return Type.Object(
     {
       data: Type.Array(item),
@@ -188,6 +188,14 @@ export function PageOf(item: ReturnType<typeof Type.Ref>, description: string) {
     },
     { description },
   );
+}
+
+/** A list route's answer: every `item` (without `limit` or `cursor`) or one page of them. */
+export function ListOrPage(item: TSchema, plural: string) {
+  return Type.Union([
+    Type.Array(item, { description: `Every ${plural}, without limit or cursor` }),
+    PageOf(item, `One page of ${plural}, with limit or cursor`),
+  ]);
 }
 
 /** Every shared schema, registered once with addSchema so routes can $ref them. */

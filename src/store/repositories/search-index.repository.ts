@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Store } from '../database.js';
+import { afterPosition } from '../keyset.js';
 import type { DB, SearchIndexesTable } from '../schema.js';
 
 type Executor = Kysely<DB> | Transaction<DB>;
@@ -69,14 +70,22 @@ function withHeadQuery(db: Kysely<DB>, endpoint: string) {
     .where('search_indexes.endpoint', '=', endpoint);
 }
 
-export function listSearchIndexes(db: Executor, customerId: string): Promise<SearchIndexRow[]> {
-  return db
-    .selectFrom('search_indexes')
-    .selectAll()
-    .where('customer_id', '=', customerId)
-    .orderBy('creation_time')
-    .orderBy('name')
-    .execute();
+/**
+ * An account's indexes by creation, then name (unique per account); only those of `onlyIds` when
+ * given; with `after` (the last of a previous page), those after it; at most `limit`.
+ */
+export function listSearchIndexes(
+  db: Executor,
+  customerId: string,
+  options: { onlyIds?: readonly string[] | null; after?: readonly [number, string]; limit?: number } = {},
+): Promise<SearchIndexRow[]> {
+  const { onlyIds, after, limit } = options;
+  if (onlyIds?.length === 0) return Promise.resolve([]);
+  let query = db.selectFrom('search_indexes').selectAll().where('customer_id', '=', customerId);
+  if (onlyIds) query = query.where('id', 'in', [...onlyIds]);
+  if (after) query = query.where(afterPosition(['creation_time', 'name'], after));
+  query = query.orderBy('creation_time').orderBy('name');
+  return (limit === undefined ? query : query.limit(limit)).execute();
 }
 
 /** Every index (of every account when no customer is given), oldest first. */

@@ -147,6 +147,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
         { name: 'search', description: 'Search indexes' },
         { name: 'messaging', description: 'Messaging instances' },
         { name: 'keys', description: 'Management API keys' },
+        { name: 'audit', description: 'Audit log of management changes' },
         { name: 'data-plane', description: 'Per-index search API (@upstash/search compatible), index token auth' },
         { name: 'system', description: 'Health and documentation' },
       ],

@@ -3,6 +3,7 @@ import type { Store } from '../store/database.js';
 import { ReadCache } from '../store/read-cache.js';
 import { AccountService } from './account.service.js';
 import { ApiKeyService } from './api-key.service.js';
+import { AuditLogService } from './audit-log.service.js';
 import type { Clock } from './clock.js';
 import { IdempotencyService } from './idempotency.service.js';
 import { MessagingService } from './messaging.service.js';
@@ -14,6 +15,7 @@ import { VerifiedCredentials } from './verified-credentials.js';
 export interface Services {
   accounts: AccountService;
   apiKeys: ApiKeyService;
+  audit: AuditLogService;
   indexes: SearchIndexService;
   idempotency: IdempotencyService;
   messaging: MessagingService;
@@ -52,6 +54,7 @@ export function createServices({ config, store, clock, data, onUsageFlushError }
       verified,
     }),
     apiKeys: new ApiKeyService(store, { clock, indexes, verified }),
+    audit: new AuditLogService(store, { clock, retentionMs: config.auditRetentionDays * 86_400_000 }),
     indexes,
     idempotency: new IdempotencyService(store, clock),
     messaging: new MessagingService(store),

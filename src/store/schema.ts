@@ -133,7 +133,26 @@ export interface IdempotencyKeysTable {
   created_at: number;
 }
 
+export interface AuditLogTable {
+  id: string;
+  account_email: string;
+  /** Unix milliseconds. */
+  time: number;
+  /** The API key's id; null for the account's own key. */
+  key_id: string | null;
+  key_name: string;
+  request_id: string;
+  client_address: string;
+  /** What was done, e.g. `index.create`. */
+  action: string;
+  /** The id of what it was done to (an index, a messaging instance, a key). */
+  target: string | null;
+  /** JSON of the request's body (never a secret: no audited request sends one). */
+  details: string | null;
+}
+
 export interface DB {
+  audit_log: AuditLogTable;
   idempotency_keys: IdempotencyKeysTable;
   api_keys: ApiKeysTable;
   accounts: AccountsTable;

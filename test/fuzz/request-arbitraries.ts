@@ -252,6 +252,13 @@ function managementRequest(world: FuzzWorld): fc.Arbitrary<FuzzRequest> {
     ['POST', fc.constant('/v2/keys'), createKey] as const,
     ['GET', page.map((query) => `/v2/keys${query}`), undefined] as const,
     ['DELETE', keyId.map((id) => `/v2/keys/${id}`), undefined] as const,
+    [
+      'GET',
+      fc
+        .constantFrom('', '?from=0', '?from=99999999999999999', '?to=1&from=2', '?from=-5', '?from=%00', '?to=1e3')
+        .chain((range) => page.map((query) => `/v2/auditlogs${range}${range && query ? `&${query.slice(1)}` : query}`)),
+      undefined,
+    ] as const,
     ['GET', pathSegment.map((segment) => `/v2/${segment}`), undefined] as const,
     ['GET', pathSegment.map((segment) => `/${segment}`), undefined] as const,
   );

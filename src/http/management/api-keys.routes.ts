@@ -15,7 +15,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
   app.post(
     '/keys',
     {
-      config: { access: { action: 'keys.write' } },
+      config: { access: { action: 'keys.write' }, audit: { action: 'key.create', target: 'answer' } },
       schema: {
         tags,
         operationId: 'createApiKey',
@@ -51,7 +51,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
   app.delete(
     '/keys/:id',
     {
-      config: { access: { action: 'keys.delete' } },
+      config: { access: { action: 'keys.delete' }, audit: { action: 'key.delete' } },
       schema: {
         tags,
         operationId: 'deleteApiKey',

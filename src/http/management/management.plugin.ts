@@ -4,6 +4,8 @@ import type { Services } from '../../services/index.js';
 import type { Principal } from '../../services/principal.js';
 import { createErrorHandler, renderManagementError } from '../error-handler.js';
 import { apiKeyRoutes } from './api-keys.routes.js';
+import { registerAudit } from './audit.hooks.js';
+import { auditLogRoutes } from './audit-log.routes.js';
 import { basicAuthHook } from './basic-auth.plugin.js';
 import { registerIdempotency } from './idempotency.hooks.js';
 import { messagingRoutes } from './messaging.routes.js';
@@ -34,8 +36,10 @@ export async function managementPlugin(app: FastifyInstance, options: Management
     }),
   );
   registerIdempotency(app, options.services.idempotency);
+  registerAudit(app, options.services.audit);
   await app.register(searchStatsRoutes, { services: options.services });
   await app.register(searchIndexRoutes, { services: options.services });
   await app.register(messagingRoutes, { services: options.services });
   await app.register(apiKeyRoutes, { services: options.services });
+  await app.register(auditLogRoutes, { services: options.services });
 }

@@ -47,7 +47,7 @@ export const messagingRoutes: FastifyPluginAsyncTypebox<{ services: Services }> 
     app.post(
       `/messaging/${action}-prodpack/:id`,
       {
-        config: { access: { action: 'messaging.write' } },
+        config: { access: { action: 'messaging.write' }, audit: { action: `messaging.${action}_prodpack` } },
         schema: {
           tags,
           operationId: `${action}MessagingProdPack`,
@@ -66,7 +66,7 @@ export const messagingRoutes: FastifyPluginAsyncTypebox<{ services: Services }> 
   app.post(
     '/messaging/set-plan/:id',
     {
-      config: { access: { action: 'messaging.write' } },
+      config: { access: { action: 'messaging.write' }, audit: { action: 'messaging.set_plan' } },
       schema: {
         tags,
         operationId: 'setMessagingPlan',

@@ -23,7 +23,11 @@ export const searchIndexRoutes: FastifyPluginAsyncTypebox<{ services: Services }
   app.post(
     '/search',
     {
-      config: { access: { action: 'indexes.write', scope: 'account' }, idempotent: true },
+      config: {
+        access: { action: 'indexes.write', scope: 'account' },
+        idempotent: true,
+        audit: { action: 'index.create', target: 'answer' },
+      },
       schema: {
         tags,
         operationId: 'createSearchIndex',
@@ -78,7 +82,7 @@ export const searchIndexRoutes: FastifyPluginAsyncTypebox<{ services: Services }
   app.delete(
     '/search/:id',
     {
-      config: { access: { action: 'indexes.delete', scope: 'index' } },
+      config: { access: { action: 'indexes.delete', scope: 'index' }, audit: { action: 'index.delete' } },
       schema: {
         tags,
         operationId: 'deleteSearchIndex',
@@ -96,7 +100,7 @@ export const searchIndexRoutes: FastifyPluginAsyncTypebox<{ services: Services }
   app.post(
     '/search/:id/rename',
     {
-      config: { access: { action: 'indexes.write', scope: 'index' } },
+      config: { access: { action: 'indexes.write', scope: 'index' }, audit: { action: 'index.rename' } },
       schema: {
         tags,
         operationId: 'renameSearchIndex',
@@ -115,7 +119,7 @@ export const searchIndexRoutes: FastifyPluginAsyncTypebox<{ services: Services }
   app.post(
     '/search/:id/reset-password',
     {
-      config: { access: { action: 'tokens.rotate', scope: 'index' } },
+      config: { access: { action: 'tokens.rotate', scope: 'index' }, audit: { action: 'index.reset_password' } },
       schema: {
         tags,
         operationId: 'resetSearchPassword',

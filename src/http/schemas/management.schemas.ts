@@ -1,5 +1,6 @@
 import { type TSchema, Type } from 'typebox';
 import { API_KEY_NAME_PATTERN } from '../../services/api-key.service.js';
+import { AUDIT_ACTIONS } from '../../services/audit-log.service.js';
 import { GRANTS } from '../../services/key-actions.js';
 import { MESSAGING_PLANS, MESSAGING_REGIONS } from '../../services/messaging.service.js';
 import { MAX_PAGE_LIMIT } from '../../services/paging.js';
@@ -198,6 +199,30 @@ export function ListOrPage(item: TSchema, plural: string) {
   ]);
 }
 
+export const AuditEntrySchema = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    time: Type.Integer({ description: 'Unix milliseconds' }),
+    account: Type.String({ description: 'Email of the account' }),
+    key_id: Type.Union([Type.String(), Type.Null()], { description: "The API key's id; null for the account key" }),
+    key_name: Type.String({ description: 'The API key\'s name; "account" for the account key' }),
+    request_id: Type.String({ description: 'x-request-id of the request' }),
+    client_address: Type.String(),
+    action: StringEnum(AUDIT_ACTIONS),
+    target: Type.Union([Type.String(), Type.Null()], { description: 'Id of the index, messaging instance or key' }),
+    details: Type.Unknown({ description: 'The request body, if any (never a secret)' }),
+  },
+  { $id: 'AuditEntry', title: 'AuditEntry' },
+);
+
+const UnixMs = (description: string) => Type.String({ pattern: '^[0-9]{1,15}$', description });
+
+export const AuditLogQuery = Type.Object({
+  from: Type.Optional(UnixMs('Entries at or after this time, Unix milliseconds')),
+  to: Type.Optional(UnixMs('Entries before this time, Unix milliseconds')),
+  ...PageQuery.properties,
+});
+
 /** Every shared schema, registered once with addSchema so routes can $ref them. */
 export const MANAGEMENT_SHARED_SCHEMAS = [
   ThroughputPointSchema,
@@ -207,4 +232,5 @@ export const MANAGEMENT_SHARED_SCHEMAS = [
   MessagingInstanceSchema,
   ApiKeySchema,
   CreatedApiKeySchema,
+  AuditEntrySchema,
 ];

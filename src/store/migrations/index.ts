@@ -7,6 +7,7 @@ import * as m0005 from './0005_create_index_data.js';
 import * as m0006 from './0006_create_api_keys.js';
 import * as m0007 from './0007_create_idempotency_keys.js';
 import * as m0008 from './0008_add_previous_tokens.js';
+import * as m0009 from './0009_create_audit_log.js';
 
 /** Migrations are listed statically so the same list runs from src (tests) and dist (server). */
 export const migrationProvider: MigrationProvider = {
@@ -20,6 +21,7 @@ export const migrationProvider: MigrationProvider = {
       '0006_create_api_keys': m0006,
       '0007_create_idempotency_keys': m0007,
       '0008_add_previous_tokens': m0008,
+      '0009_create_audit_log': m0009,
     };
   },
 };

@@ -124,6 +124,7 @@ const ROWS: Row[] = [
   },
   { method: 'GET', path: '/v2/keys', action: 'keys.read', url: () => '/v2/keys', status: 200 },
   { method: 'DELETE', path: '/v2/keys/:id', action: 'keys.delete', url: () => `/v2/keys/${MISSING}`, status: 404 },
+  { method: 'GET', path: '/v2/auditlogs', action: 'auditlogs.read', url: () => '/v2/auditlogs', status: 200 },
 ];
 
 beforeAll(async () => {

@@ -3,7 +3,7 @@ import { AppError, errors } from '../errors.js';
 import type { Store } from '../store/database.js';
 import { isUniqueViolation } from '../store/database.js';
 import type { ReadCache } from '../store/read-cache.js';
-import { lockAccount } from '../store/repositories/account.repository.js';
+import { findAccount, lockAccount } from '../store/repositories/account.repository.js';
 import type { SearchIndexRow } from '../store/repositories/search-index.repository.js';
 import * as repo from '../store/repositories/search-index.repository.js';
 import { boundedCache } from './bounded-cache.js';
@@ -207,6 +207,40 @@ export class SearchIndexService {
     const graceUntil = graceSeconds > 0 ? this.options.clock() + graceSeconds * 1000 : null;
     const updated = await repo.rotateOwnedSearchIndexTokens(this.store.db, customerId, id, tokens, graceUntil);
     if (!updated) throw errors.indexNotFound();
+  }
+
+  /**
+   * Gives an owned index, with its documents, tokens and usage (all kept by index id), to another
+   * account of this server; the old owner finds it no more. The target must not have an index of
+   * the same name (409), nor, for a free index, its allowance of free indexes already.
+   */
+  async transfer(customerId: string, id: string, targetAccount: string): Promise<void> {
+    const row = await this.requireOwned(customerId, id);
+    if (targetAccount === customerId) {
+      throw errors.invalidRequest('The index already belongs to this account', [
+        { field: 'target_account', message: 'must be another account' },
+      ]);
+    }
+    const limit = this.options.freeIndexLimit;
+    try {
+      await this.store.db.transaction().execute(async (trx) => {
+        if (!(await findAccount(trx, targetAccount))) {
+          throw new AppError('account_not_found', `No account ${targetAccount} on this server`);
+        }
+        if (row.type === 'free' && limit >= 0) {
+          await lockAccount(trx, targetAccount, this.store.dialect);
+          if ((await repo.countSearchIndexesOfType(trx, targetAccount, 'free')) >= limit) {
+            throw new AppError('free_index_limit', `${targetAccount} already has ${limit} free index(es)`);
+          }
+        }
+        if (!(await repo.moveOwnedSearchIndex(trx, customerId, id, targetAccount))) throw errors.indexNotFound();
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) {
+        throw new AppError('index_name_taken', `${targetAccount} already has an index named "${row.name}"`);
+      }
+      throw error;
+    }
   }
 
   /** Deletes the record, then its usage and its documents. */

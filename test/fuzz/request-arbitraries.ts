@@ -238,6 +238,11 @@ function managementRequest(world: FuzzWorld): fc.Arbitrary<FuzzRequest> {
       otherId.map((id) => `/v2/search/${id}/reset-password`),
       fc.record({ grace_seconds: fc.oneof(fc.integer({ min: 0, max: 86_400 }), extremeNumber) }),
     ] as const,
+    [
+      'POST',
+      otherId.map((id) => `/v2/search/${id}/transfer`),
+      fc.record({ target_account: fc.oneof(fc.constant(world.email), fc.constant('nobody@example.com'), nastyString) }),
+    ] as const,
     ['GET', fc.tuple(readableId, period).map(([id, p]) => `/v2/search/${id}/stats${p}`), undefined] as const,
     ['GET', fc.constant('/v2/search/stats'), undefined] as const,
     ['GET', fc.constant('/v2/messaging/users'), undefined] as const,

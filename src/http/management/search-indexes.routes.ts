@@ -9,6 +9,7 @@ import {
   PageQuery,
   RenameBody,
   ResetPasswordBody,
+  TransferBody,
 } from '../schemas/management.schemas.js';
 import { IdempotencyHeaders } from './idempotency.hooks.js';
 import { pageRequestOf } from './paging.js';
@@ -136,6 +137,25 @@ export const searchIndexRoutes: FastifyPluginAsyncTypebox<{ services: Services }
     },
     async (request, reply) => {
       await indexes.resetPassword(request.accountEmail, request.params.id, request.body?.grace_seconds ?? 0);
+      return sendOk(reply);
+    },
+  );
+
+  app.post(
+    '/search/:id/transfer',
+    {
+      config: { access: { action: 'indexes.transfer', scope: 'index' }, audit: { action: 'index.transfer' } },
+      schema: {
+        tags,
+        operationId: 'transferSearchIndex',
+        summary: 'Give a search index, with its documents, tokens and usage, to another account of this server',
+        params: UuidParams,
+        body: TransferBody,
+        response: { 200: OkSchema, ...managementErrors(404, 409, 413, 415) },
+      },
+    },
+    async (request, reply) => {
+      await indexes.transfer(request.accountEmail, request.params.id, request.body.target_account);
       return sendOk(reply);
     },
   );

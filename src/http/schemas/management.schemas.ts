@@ -71,6 +71,11 @@ export const ResetPasswordBody = Type.Object(
   { additionalProperties: false },
 );
 
+export const TransferBody = Type.Object(
+  { target_account: Type.String({ minLength: 1, maxLength: 320, description: 'Email of the receiving account' }) },
+  { additionalProperties: false },
+);
+
 export const StatsQuery = Type.Object({
   period: Type.Optional(StringEnum(STATS_PERIODS, { default: '1h' })),
 });

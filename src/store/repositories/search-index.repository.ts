@@ -158,6 +158,22 @@ export async function rotateOwnedSearchIndexTokens(
   return Number(result.numUpdatedRows) > 0;
 }
 
+/** Gives an owned index to another account. */
+export async function moveOwnedSearchIndex(
+  db: Executor,
+  customerId: string,
+  id: string,
+  targetAccount: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('search_indexes')
+    .set({ customer_id: targetAccount })
+    .where('id', '=', id)
+    .where('customer_id', '=', customerId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
 export async function deleteOwnedSearchIndex(db: Executor, customerId: string, id: string): Promise<boolean> {
   const result = await db
     .deleteFrom('search_indexes')

@@ -70,6 +70,14 @@ const ROWS: Row[] = [
     url: () => `/v2/search/${MISSING}/reset-password`,
     status: 404,
   },
+  {
+    method: 'POST',
+    path: '/v2/search/:id/transfer',
+    action: 'indexes.transfer',
+    url: () => `/v2/search/${MISSING}/transfer`,
+    body: () => ({ target_account: stranger.email }),
+    status: 404,
+  },
   { method: 'GET', path: '/v2/search/stats', action: 'stats.read', url: () => '/v2/search/stats', status: 200 },
   {
     method: 'GET',

@@ -74,3 +74,19 @@ test('the Activity page lists changes newest first and pages to older ones', asy
   expect(await page.getByRole('button', { name: 'Show older' }).count()).toBe(0);
   expect(h.pageProblems).toEqual([]);
 });
+
+test('an API key without indexes.read signs in, and its pages say what it lacks', async () => {
+  const created = json(
+    await injectAs(h.ctx.app, 'POST', '/v2/keys', h.account.auth, { name: 'auditor', actions: ['auditlogs.read'] }),
+  );
+  const page = await h.newPage();
+  await page.goto('/console');
+  await page.getByLabel('E-mail').fill(h.account.email);
+  await page.getByLabel('API key').fill(created.key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('alert').filter({ hasText: 'indexes.read' }).waitFor();
+  await page.getByRole('link', { name: 'Activity' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Activity' }).waitFor();
+  await page.locator('tbody tr').first().waitFor();
+  expect(h.pageProblems).toEqual([]);
+});

@@ -15,6 +15,7 @@ import { MAX_PARAM_LENGTH } from './http/error-handler.js';
 import { inputGuard } from './http/input-guard.js';
 import { managementPlugin } from './http/management/management.plugin.js';
 import metricsPlugin from './http/metrics.plugin.js';
+import { withOptionalBodies } from './http/openapi-optional-bodies.js';
 import { withServers } from './http/openapi-servers.js';
 import { requestIdOf } from './http/request-id.js';
 import requestStart from './http/request-start.plugin.js';
@@ -145,11 +146,15 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       tags: [
         { name: 'search', description: 'Search indexes' },
         { name: 'messaging', description: 'Messaging instances' },
+        { name: 'keys', description: 'Management API keys' },
+        { name: 'audit', description: 'Audit log of management changes' },
         { name: 'data-plane', description: 'Per-index search API (@upstash/search compatible), index token auth' },
         { name: 'system', description: 'Health and documentation' },
       ],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    transformObject: (documents) =>
+      'openapiObject' in documents ? withOptionalBodies(documents.openapiObject) : documents.swaggerObject,
   });
   // After swagger, which documents its route.
   await app.register(metricsPlugin, { metrics: createAppMetrics({ store, engine }), token: config.metricsToken });

@@ -84,6 +84,16 @@ describe('loadConfig', () => {
     );
   });
 
+  test('SEARCHPLANE_AUDIT_RETENTION_DAYS: 90 by default, whole days from 1', () => {
+    expect(loadConfig({}, {}).auditRetentionDays).toBe(90);
+    expect(loadConfig({}, { SEARCHPLANE_AUDIT_RETENTION_DAYS: '7' }).auditRetentionDays).toBe(7);
+    for (const bad of ['0', '1.5', 'week']) {
+      expect(() => loadConfig({}, { SEARCHPLANE_AUDIT_RETENTION_DAYS: bad })).toThrow(
+        /SEARCHPLANE_AUDIT_RETENTION_DAYS/,
+      );
+    }
+  });
+
   test('an embeddings URL selects the openai provider', () => {
     expect(loadConfig({}, { SEARCHPLANE_EMBEDDINGS_URL: 'http://127.0.0.1:11434' }).embeddings.provider).toBe('openai');
   });

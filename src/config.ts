@@ -80,6 +80,8 @@ export interface Config {
   metricsToken?: string;
   /** Browser origins allowed to call the data plane (CORS); `['*']` = any, `[]` = no CORS headers. */
   corsOrigins: string[];
+  /** Days audit log entries are kept. */
+  auditRetentionDays: number;
 }
 
 /** `false`, `true` (any proxy), a hop count, or the addresses/CIDRs of trusted proxies. */
@@ -289,6 +291,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     enrichment: httpService('SEARCHPLANE_ENRICHMENT'),
     metricsToken: str(undefined, 'SEARCHPLANE_METRICS_TOKEN'),
     corsOrigins: corsOrigins(str(undefined, 'SEARCHPLANE_CORS_ORIGINS'), problems),
+    auditRetentionDays: int(env.SEARCHPLANE_AUDIT_RETENTION_DAYS, 'SEARCHPLANE_AUDIT_RETENTION_DAYS', 90, 1, 36_500),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -1,4 +1,5 @@
 import { isOutOfDescriptors } from './descriptor-refusal.js';
+import { ACTIONS, type MissingActionCode, missingActionCode } from './services/key-actions.js';
 
 export { isOutOfDescriptors };
 
@@ -8,6 +9,7 @@ export { isOutOfDescriptors };
  * the plane's error handler renders an {@link AppError} from this table.
  */
 export const ERROR_STATUS = {
+  ...missingActionStatuses(),
   invalid_request: 400,
   invalid_json: 400,
   invalid_filter: 400,
@@ -21,17 +23,23 @@ export const ERROR_STATUS = {
   malformed_request: 400,
   unauthorized: 401,
   forbidden: 403,
+  key_limited_to_indexes: 403,
+  key_grant_exceeds_own: 403,
   vector_limit_exceeded: 403,
   route_not_found: 404,
   index_not_found: 404,
   messaging_instance_not_found: 404,
   namespace_not_found: 404,
   account_not_found: 404,
+  api_key_not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,
   index_name_taken: 409,
   free_index_limit: 409,
   account_exists: 409,
+  api_key_name_taken: 409,
+  idempotency_key_reused: 409,
+  idempotency_request_in_progress: 409,
   payload_too_large: 413,
   uri_too_long: 414,
   unsupported_media_type: 415,
@@ -46,6 +54,14 @@ export const ERROR_STATUS = {
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** One 403 code per management action, naming the action a key lacks. */
+function missingActionStatuses(): Record<MissingActionCode, 403> {
+  return Object.fromEntries(ACTIONS.map((action) => [missingActionCode(action), 403])) as Record<
+    MissingActionCode,
+    403
+  >;
+}
 
 export interface ErrorDetail {
   field?: string;

@@ -1,9 +1,11 @@
 import { ApiError, loadSettings, managementApi } from './api.js';
 import { h, notice, replaceChildren } from './dom.js';
 import { clearSession, loadSession } from './session.js';
+import { renderActivity } from './views/activity.js';
 import { renderDocuments } from './views/documents.js';
 import { renderIndexList } from './views/index-list.js';
 import { renderIndexPage } from './views/index-page.js';
+import { renderKeys } from './views/keys.js';
 import { renderMessaging } from './views/messaging.js';
 import { renderSearch } from './views/search.js';
 import { renderSignIn } from './views/sign-in.js';
@@ -15,6 +17,8 @@ const ROUTES = [
   [/^#\/indexes\/([^/]+)$/, renderIndexPage, 'indexes'],
   [/^#\/indexes$/, renderIndexList, 'indexes'],
   [/^#\/messaging$/, renderMessaging, 'messaging'],
+  [/^#\/keys$/, renderKeys, 'keys'],
+  [/^#\/activity$/, renderActivity, 'activity'],
 ];
 
 const main = document.getElementById('main');

@@ -7,6 +7,7 @@ import { indexesCommand } from './commands/indexes.command.js';
 import { migrateCommand } from './commands/migrate.command.js';
 import { serveCommand } from './commands/serve.command.js';
 import { docsCommands } from './remote/commands/docs.command.js';
+import { keysCommands } from './remote/commands/keys.command.js';
 import { loginCommands } from './remote/commands/login.command.js';
 import { messagingCommands } from './remote/commands/messaging.command.js';
 import { searchCommand } from './remote/commands/search.command.js';
@@ -29,7 +30,7 @@ export function buildCli(): Command {
   // Network commands. Program options only before the command name, so that `--email` after
   // it stays the command's own (`accounts create --email`).
   addRemoteOptions(program.enablePositionalOptions());
-  for (const command of [docsCommands(), searchCommand(), messagingCommands(), ...loginCommands()]) {
+  for (const command of [docsCommands(), searchCommand(), messagingCommands(), keysCommands(), ...loginCommands()]) {
     program.addCommand(command);
   }
   throwOnUsageErrors(program);

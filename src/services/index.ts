@@ -2,15 +2,22 @@ import type { Config } from '../config.js';
 import type { Store } from '../store/database.js';
 import { ReadCache } from '../store/read-cache.js';
 import { AccountService } from './account.service.js';
+import { ApiKeyService } from './api-key.service.js';
+import { AuditLogService } from './audit-log.service.js';
 import type { Clock } from './clock.js';
+import { IdempotencyService } from './idempotency.service.js';
 import { MessagingService } from './messaging.service.js';
 import { type IndexDataLifecycle, SearchIndexService } from './search-index.service.js';
 import { UsageMeter } from './usage-meter.service.js';
 import { UsageStatsService } from './usage-stats.service.js';
+import { VerifiedCredentials } from './verified-credentials.js';
 
 export interface Services {
   accounts: AccountService;
+  apiKeys: ApiKeyService;
+  audit: AuditLogService;
   indexes: SearchIndexService;
+  idempotency: IdempotencyService;
   messaging: MessagingService;
   stats: UsageStatsService;
   usage: UsageMeter;
@@ -37,9 +44,19 @@ export function createServices({ config, store, clock, data, onUsageFlushError }
     data,
     cache,
   });
+  // One memory of verified keys: deleting an API key must drop what authentication remembers.
+  const verified = new VerifiedCredentials(clock);
   return {
-    accounts: new AccountService(store, { clock, messagingDefaultPlan: config.messagingDefaultPlan, cache }),
+    accounts: new AccountService(store, {
+      clock,
+      messagingDefaultPlan: config.messagingDefaultPlan,
+      cache,
+      verified,
+    }),
+    apiKeys: new ApiKeyService(store, { clock, indexes, verified }),
+    audit: new AuditLogService(store, { clock, retentionMs: config.auditRetentionDays * 86_400_000 }),
     indexes,
+    idempotency: new IdempotencyService(store, clock),
     messaging: new MessagingService(store),
     stats: new UsageStatsService(indexes, usage, clock, data),
     usage,

@@ -3,12 +3,13 @@ import { AppError, errors } from '../errors.js';
 import type { Store } from '../store/database.js';
 import { isUniqueViolation } from '../store/database.js';
 import type { ReadCache } from '../store/read-cache.js';
-import { lockAccount } from '../store/repositories/account.repository.js';
+import { findAccount, lockAccount } from '../store/repositories/account.repository.js';
 import type { SearchIndexRow } from '../store/repositories/search-index.repository.js';
 import * as repo from '../store/repositories/search-index.repository.js';
 import { boundedCache } from './bounded-cache.js';
 import { type Clock, formatSeriesTime } from './clock.js';
 import { generateEndpointName } from './endpoint-names.js';
+import { DEFAULT_PAGE_LIMIT, type Page, type PageRequest, readPage } from './paging.js';
 import { type PlanName, type PlanTable, type Quotas, quotasOf } from './plans.js';
 import { randomSecret } from './secrets.js';
 import type { UsageMeter } from './usage-meter.service.js';
@@ -30,6 +31,8 @@ export const REGIONS = ['eu-west-1', 'us-central1'] as const;
 export type Region = (typeof REGIONS)[number];
 export const INDEX_NAME_PATTERN = '^[A-Za-z0-9_.-]{1,64}$';
 const INDEX_NAME = new RegExp(INDEX_NAME_PATTERN);
+/** The longest grace period of a token rotation: a day, to roll a fleet's clients over. */
+export const MAX_TOKEN_GRACE_SECONDS = 86_400;
 
 export interface SearchIndexRecord extends Quotas {
   customer_id: string;
@@ -145,9 +148,31 @@ export class SearchIndexService {
     return recordOf(row, await this.throughput(row.id));
   }
 
-  async list(customerId: string): Promise<SearchIndexRecord[]> {
-    const rows = await repo.listSearchIndexes(this.store.db, customerId);
-    return Promise.all(rows.map(async (row) => recordOf(row, await this.throughput(row.id))));
+  /**
+   * The account's indexes (only those of `onlyIds` when given: a key limited to some indexes),
+   * all of them, or one page when `page` asks for paging.
+   */
+  async list(customerId: string, onlyIds?: readonly string[] | null): Promise<SearchIndexRecord[]>;
+  async list(
+    customerId: string,
+    onlyIds: readonly string[] | null,
+    page: PageRequest,
+  ): Promise<Page<SearchIndexRecord>>;
+  async list(
+    customerId: string,
+    onlyIds: readonly string[] | null = null,
+    page?: PageRequest,
+  ): Promise<SearchIndexRecord[] | Page<SearchIndexRecord>> {
+    const records = (rows: SearchIndexRow[]) =>
+      Promise.all(rows.map(async (row) => recordOf(row, await this.throughput(row.id))));
+    if (page === undefined) return records(await repo.listSearchIndexes(this.store.db, customerId, { onlyIds }));
+    const rows = await readPage(
+      page,
+      DEFAULT_PAGE_LIMIT,
+      (after, limit) => repo.listSearchIndexes(this.store.db, customerId, { onlyIds, after, limit }),
+      (row) => [Number(row.creation_time), row.name] as const,
+    );
+    return { data: await records(rows.data), next_cursor: rows.next_cursor };
   }
 
   /**
@@ -172,11 +197,50 @@ export class SearchIndexService {
     }
   }
 
-  /** Replaces both tokens; the old ones stop working with the next request. */
-  async resetPassword(customerId: string, id: string): Promise<void> {
-    const changes = { token: randomSecret(), read_only_token: randomSecret() };
-    const updated = await repo.updateOwnedSearchIndex(this.store.db, customerId, id, changes);
+  /**
+   * Replaces both tokens. The old ones stop working with the next request, or, with
+   * `graceSeconds`, once that many seconds have passed (tokens replaced by an earlier rotation
+   * stop at once).
+   */
+  async resetPassword(customerId: string, id: string, graceSeconds = 0): Promise<void> {
+    const tokens = { token: randomSecret(), read_only_token: randomSecret() };
+    const graceUntil = graceSeconds > 0 ? this.options.clock() + graceSeconds * 1000 : null;
+    const updated = await repo.rotateOwnedSearchIndexTokens(this.store.db, customerId, id, tokens, graceUntil);
     if (!updated) throw errors.indexNotFound();
+  }
+
+  /**
+   * Gives an owned index, with its documents, tokens and usage (all kept by index id), to another
+   * account of this server; the old owner finds it no more. The target must not have an index of
+   * the same name (409), nor, for a free index, its allowance of free indexes already.
+   */
+  async transfer(customerId: string, id: string, targetAccount: string): Promise<void> {
+    const row = await this.requireOwned(customerId, id);
+    if (targetAccount === customerId) {
+      throw errors.invalidRequest('The index already belongs to this account', [
+        { field: 'target_account', message: 'must be another account' },
+      ]);
+    }
+    const limit = this.options.freeIndexLimit;
+    try {
+      await this.store.db.transaction().execute(async (trx) => {
+        if (!(await findAccount(trx, targetAccount))) {
+          throw new AppError('account_not_found', `No account ${targetAccount} on this server`);
+        }
+        if (row.type === 'free' && limit >= 0) {
+          await lockAccount(trx, targetAccount, this.store.dialect);
+          if ((await repo.countSearchIndexesOfType(trx, targetAccount, 'free')) >= limit) {
+            throw new AppError('free_index_limit', `${targetAccount} already has ${limit} free index(es)`);
+          }
+        }
+        if (!(await repo.moveOwnedSearchIndex(trx, customerId, id, targetAccount))) throw errors.indexNotFound();
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) {
+        throw new AppError('index_name_taken', `${targetAccount} already has an index named "${row.name}"`);
+      }
+      throw error;
+    }
   }
 
   /** Deletes the record, then its usage and its documents. */

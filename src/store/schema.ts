@@ -31,6 +31,11 @@ export interface SearchIndexesTable {
   max_writes_per_request: number;
   creation_time: number;
   input_enrichment_enabled: number;
+  /** The tokens a rotation with a grace period replaced (null or absent: none). */
+  previous_token?: string | null;
+  previous_read_only_token?: string | null;
+  /** Unix ms until which the previous tokens still open the data plane. */
+  previous_tokens_expire_at?: number | null;
 }
 
 export interface MessagingInstancesTable {
@@ -102,7 +107,54 @@ export interface RateWindowsTable {
   used: number;
 }
 
+export interface ApiKeysTable {
+  id: string;
+  account_email: string;
+  name: string;
+  key_hash: string;
+  /** JSON array of grants (`indexes.read`, `indexes.*`, `*`). */
+  actions: string;
+  /** JSON array of index ids the key is limited to; null for every index of the account. */
+  index_ids: string | null;
+  /** Unix seconds after which the key is refused; null for never. */
+  expires_at: number | null;
+  created_at: number;
+}
+
+export interface IdempotencyKeysTable {
+  account_email: string;
+  key: string;
+  /** SHA-256 of the request (method, route, parameters, body) the key was first used with. */
+  fingerprint: string;
+  /** The first answer's status and body; null while that request runs. */
+  status: number | null;
+  body: string | null;
+  /** Unix milliseconds. */
+  created_at: number;
+}
+
+export interface AuditLogTable {
+  id: string;
+  account_email: string;
+  /** Unix milliseconds. */
+  time: number;
+  /** The API key's id; null for the account's own key. */
+  key_id: string | null;
+  key_name: string;
+  request_id: string;
+  client_address: string;
+  /** What was done, e.g. `index.create`. */
+  action: string;
+  /** The id of what it was done to (an index, a messaging instance, a key). */
+  target: string | null;
+  /** JSON of the request's body (never a secret: no audited request sends one). */
+  details: string | null;
+}
+
 export interface DB {
+  audit_log: AuditLogTable;
+  idempotency_keys: IdempotencyKeysTable;
+  api_keys: ApiKeysTable;
   accounts: AccountsTable;
   search_indexes: SearchIndexesTable;
   messaging_instances: MessagingInstancesTable;

@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
+import { createApiKey } from '../helpers/api-keys.js';
 import { basic } from '../helpers/app.js';
 import { setQuotas } from '../helpers/data-plane.js';
 import { createAccount, createIndex, type TestAccount } from '../helpers/factories.js';
@@ -64,12 +65,19 @@ export async function createFuzzTarget(): Promise<FuzzTarget> {
     url: '/v2/messaging/users',
     headers: { authorization: fuzzer.auth },
   });
+  const limited = await createApiKey(app, fuzzer, {
+    actions: ['indexes.*', 'keys.read', 'stats.read'],
+    indexes: [index.id],
+  });
+  const deletable = await createApiKey(app, fuzzer, { actions: ['indexes.read'] });
   const world: FuzzWorld = {
     auth: fuzzer.auth,
     email: fuzzer.email,
     index: { id: index.id, endpoint: index.endpoint, token: index.token, readOnlyToken: index.read_only_token },
     canary: { id: canaryIndex.id, endpoint: canaryIndex.endpoint },
     messagingIds: (JSON.parse(messaging.body) as { id: string }[]).map((instance) => instance.id),
+    limitedAuth: limited.auth,
+    apiKeyId: deletable.id,
   };
   return {
     app,
@@ -82,6 +90,8 @@ export async function createFuzzTarget(): Promise<FuzzTarget> {
       fuzzer.apiKey,
       index.token,
       index.read_only_token,
+      limited.key,
+      deletable.key,
     ],
     canaryAccount,
     canaryIndex,

@@ -29,6 +29,10 @@ export interface FuzzWorld {
   /** The canary's index: only its id and endpoint, to check that nobody else can touch it. */
   canary: { id: string; endpoint: string };
   messagingIds: string[];
+  /** Basic header of an API key of the fuzzing account with a few actions, limited to its index. */
+  limitedAuth: string;
+  /** Id of an API key of the fuzzing account that may be deleted. */
+  apiKeyId: string;
 }
 
 const basic = (text: string) => `Basic ${Buffer.from(text).toString('base64')}`;
@@ -36,6 +40,7 @@ const basic = (text: string) => `Basic ${Buffer.from(text).toString('base64')}`;
 function managementAuth(world: FuzzWorld) {
   return fc.oneof(
     { weight: 12, arbitrary: fc.constant<string | undefined>(world.auth) },
+    { weight: 2, arbitrary: fc.constant<string | undefined>(world.limitedAuth) },
     {
       weight: 2,
       arbitrary: fc.constantFrom<string | undefined>(
@@ -201,14 +206,43 @@ function managementRequest(world: FuzzWorld): fc.Arbitrary<FuzzRequest> {
     region: fc.oneof(fc.constantFrom('eu-west-1', 'us-central1'), nastyString),
     type: fc.oneof(fc.constantFrom('payg', 'free', 'fixed'), nastyString),
   });
+  const keyId = fc.oneof(fc.constant(world.apiKeyId), pathSegment);
+  const grant = fc.oneof(fc.constantFrom('*', 'indexes.*', 'indexes.read', 'keys.write', 'nope.*'), nastyString);
+  const createKey = fc.record(
+    {
+      name: fc.oneof(fc.constantFrom('fuzz-key', 'k'), nastyString),
+      actions: fc.oneof(fc.array(grant, { maxLength: 4 }), badValue),
+      indexes: fc.oneof(fc.constant([world.index.id]), fc.constant([world.canary.id]), fc.constant(null), badValue),
+      expires_at: fc.oneof(fc.constant(null), extremeNumber),
+    },
+    { requiredKeys: ['name', 'actions'] },
+  );
+  const page = fc.constantFrom(
+    '',
+    '?limit=1',
+    '?limit=0',
+    '?limit=100000',
+    '?cursor=%00',
+    '?cursor=bm9wZQ',
+    '?limit=2&cursor=WzEsIngiXQ',
+  );
   const period = fc.constantFrom('', '?period=1h', '?period=30d', '?period=%00', '?period=1y', '?period=1h&period=3h');
   const routes: fc.Arbitrary<[string, fc.Arbitrary<string>, fc.Arbitrary<unknown> | undefined]> = fc.constantFrom(
     ['POST', fc.constant('/v2/search'), create] as const,
-    ['GET', fc.constant('/v2/search'), undefined] as const,
+    ['GET', page.map((query) => `/v2/search${query}`), undefined] as const,
     ['GET', readableId.map((id) => `/v2/search/${id}`), undefined] as const,
     ['DELETE', otherId.map((id) => `/v2/search/${id}`), undefined] as const,
     ['POST', readableId.map((id) => `/v2/search/${id}/rename`), fc.record({ name })] as const,
-    ['POST', otherId.map((id) => `/v2/search/${id}/reset-password`), undefined] as const,
+    [
+      'POST',
+      otherId.map((id) => `/v2/search/${id}/reset-password`),
+      fc.record({ grace_seconds: fc.oneof(fc.integer({ min: 0, max: 86_400 }), extremeNumber) }),
+    ] as const,
+    [
+      'POST',
+      otherId.map((id) => `/v2/search/${id}/transfer`),
+      fc.record({ target_account: fc.oneof(fc.constant(world.email), fc.constant('nobody@example.com'), nastyString) }),
+    ] as const,
     ['GET', fc.tuple(readableId, period).map(([id, p]) => `/v2/search/${id}/stats${p}`), undefined] as const,
     ['GET', fc.constant('/v2/search/stats'), undefined] as const,
     ['GET', fc.constant('/v2/messaging/users'), undefined] as const,
@@ -219,6 +253,16 @@ function managementRequest(world: FuzzWorld): fc.Arbitrary<FuzzRequest> {
       'POST',
       messagingId.map((id) => `/v2/messaging/set-plan/${id}`),
       fc.record({ plan_name: fc.oneof(fc.constantFrom('free', 'paid'), nastyString) }),
+    ] as const,
+    ['POST', fc.constant('/v2/keys'), createKey] as const,
+    ['GET', page.map((query) => `/v2/keys${query}`), undefined] as const,
+    ['DELETE', keyId.map((id) => `/v2/keys/${id}`), undefined] as const,
+    [
+      'GET',
+      fc
+        .constantFrom('', '?from=0', '?from=99999999999999999', '?to=1&from=2', '?from=-5', '?from=%00', '?to=1e3')
+        .chain((range) => page.map((query) => `/v2/auditlogs${range}${range && query ? `&${query.slice(1)}` : query}`)),
+      undefined,
     ] as const,
     ['GET', pathSegment.map((segment) => `/v2/${segment}`), undefined] as const,
     ['GET', pathSegment.map((segment) => `/${segment}`), undefined] as const,
@@ -234,8 +278,16 @@ function managementRequest(world: FuzzWorld): fc.Arbitrary<FuzzRequest> {
         authorization: managementAuth(world),
         type: contentType,
         payload: template ? bodyFrom(template) : fc.oneof(fc.constant(undefined), bodyFrom(badValue)),
+        idempotencyKey: fc.option(fc.constantFrom('fuzz-1', 'fuzz-2', '', 'has space', 'k'.repeat(300), '\u00e9'), {
+          freq: 3,
+          nil: undefined,
+        }),
       })
-      .map((parts) => request(parts.method, parts.url, parts.authorization, parts.type, parts.payload)),
+      .map((parts) => {
+        const built = request(parts.method, parts.url, parts.authorization, parts.type, parts.payload);
+        if (parts.idempotencyKey !== undefined) built.headers['idempotency-key'] = parts.idempotencyKey;
+        return built;
+      }),
   );
 }
 

@@ -3,6 +3,7 @@ import { API_MAX_TOP_K, API_MAX_WRITE_BATCH } from '../../console/js/limits.js';
 import { MAX_TOP_K } from '../../src/engine/query/search-request.js';
 import { CONSOLE_CSP } from '../../src/http/console/console.plugin.js';
 import { MAX_WRITE_BATCH } from '../../src/services/data-plane/data-plane.service.js';
+import { ACTIONS } from '../../src/services/key-actions.js';
 import { createTestApp, json, type TestContext } from '../helpers/app.js';
 
 let ctx: TestContext;
@@ -52,7 +53,7 @@ describe('web console', () => {
     expect(again.body).toBe('');
   });
 
-  test('settings tell the page what the API cannot: data domain, regions, plans, periods', async () => {
+  test('settings tell the page what the API cannot: data domain, regions, plans, periods, key actions', async () => {
     const response = await get('/console/settings.json');
     expect(response.statusCode).toBe(200);
     expect(response.headers['cache-control']).toBe('no-store');
@@ -66,6 +67,7 @@ describe('web console', () => {
       ],
       statsPeriods: ['1h', '3h', '12h', '1d', '3d', '7d', '30d'],
       bodyLimitBytes: 1_048_576,
+      actions: [...ACTIONS],
     });
   });
 

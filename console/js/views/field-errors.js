@@ -1,5 +1,8 @@
 // Puts the API's validation errors next to the fields they are about.
 
+import { ApiError } from '../api.js';
+import { busy, notice, replaceChildren } from '../dom.js';
+
 /** Which field an error code belongs to when the API gives no `details[].field`. */
 const CODE_FIELDS = {
   index_name_taken: 'name',
@@ -30,4 +33,27 @@ export function showFieldErrors(error, fields) {
 
 export function clearFieldErrors(fields) {
   for (const entry of Object.values(fields)) entry.setError('');
+}
+
+/**
+ * Runs `task` on each submit of `form`: clears the last errors, keeps `submit` disabled while it
+ * runs, and shows an API error beside its fields (in `status` when no field takes it), focusing
+ * the first field in error.
+ */
+export function onFormSubmit(form, { fields, status, submit }, task) {
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    clearFieldErrors(fields);
+    replaceChildren(status);
+    await busy(submit, async () => {
+      try {
+        await task();
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        const unplaced = showFieldErrors(error, fields);
+        if (unplaced.length > 0) replaceChildren(status, notice('error', unplaced.join(' ')));
+        form.querySelector('[aria-invalid="true"]')?.focus();
+      }
+    });
+  });
 }

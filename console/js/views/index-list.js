@@ -1,8 +1,7 @@
-import { ApiError } from '../api.js';
-import { busy, field, h, notice, replaceChildren } from '../dom.js';
+import { field, h, notice, replaceChildren } from '../dom.js';
 import { formatCount } from '../format.js';
 import { toast } from '../toast.js';
-import { clearFieldErrors, showFieldErrors } from './field-errors.js';
+import { onFormSubmit } from './field-errors.js';
 
 /** `#/indexes`: the account's indexes with today's usage, and the create form. */
 export async function renderIndexList({ main, api, settings, signal }) {
@@ -107,28 +106,16 @@ function createForm({ api, settings, status, onCreated }) {
     status,
     h('div', { class: 'actions' }, submit),
   );
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault();
-    clearFieldErrors(fields);
-    replaceChildren(status);
+  onFormSubmit(form, { fields, status, submit }, async () => {
     const body = { name: name.control.value.trim(), region: region.control.value, type: type.control.value };
-    await busy(submit, async () => {
-      try {
-        const record = await api.post('/search', body);
-        name.control.value = '';
-        replaceChildren(
-          status,
-          notice('success', 'Created ', h('a', { href: `#/indexes/${record.id}` }, record.name), '.'),
-        );
-        toast(`Index ${record.name} created`);
-        await onCreated();
-      } catch (error) {
-        if (!(error instanceof ApiError)) throw error;
-        const unplaced = showFieldErrors(error, fields);
-        if (unplaced.length > 0) replaceChildren(status, notice('error', unplaced.join(' ')));
-        form.querySelector('[aria-invalid="true"]')?.focus();
-      }
-    });
+    const record = await api.post('/search', body);
+    name.control.value = '';
+    replaceChildren(
+      status,
+      notice('success', 'Created ', h('a', { href: `#/indexes/${record.id}` }, record.name), '.'),
+    );
+    toast(`Index ${record.name} created`);
+    await onCreated();
   });
   return form;
 }

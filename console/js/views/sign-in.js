@@ -44,7 +44,12 @@ export function renderSignIn({ main, reason, onSignedIn }) {
     }
     await busy(submit, async () => {
       try {
-        await managementApi(session).get('/search');
+        try {
+          await managementApi(session).get('/search');
+        } catch (error) {
+          // 403: an API key without indexes.read, but a valid one; its pages say what it lacks.
+          if (!(error instanceof ApiError && error.status === 403)) throw error;
+        }
         saveSession(session);
         onSignedIn();
       } catch (error) {

@@ -6,14 +6,20 @@ import { RemoteError } from './http-request.js';
  * account, but a name may look like someone else's id). Fails with one line when none matches.
  */
 export async function resolveIndex(client: ApiClient, ref: string): Promise<IndexRecord> {
-  const records = await client.get<IndexRecord[]>('/search');
+  return byIdOrName(await client.get<IndexRecord[]>('/search'), ref, 'an index', client.target.email);
+}
+
+/** The one of `records` whose id, else name, is `ref`; a 404 naming `noun` when none is. */
+export function byIdOrName<T extends { id: string; name: string }>(
+  records: T[],
+  ref: string,
+  noun: string,
+  email: string,
+): T {
   const found = records.find((record) => record.id === ref) ?? records.find((record) => record.name === ref);
   if (!found) {
-    throw new RemoteError(
-      `no index "${ref}" in ${client.target.email}'s account (give an index id or name)`,
-      'http',
-      404,
-    );
+    const kind = noun.replace(/^an? /, '');
+    throw new RemoteError(`no ${kind} "${ref}" in ${email}'s account (give ${noun} id or name)`, 'http', 404);
   }
   return found;
 }

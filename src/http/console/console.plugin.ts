@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
 import { AppError } from '../../errors.js';
+import { ACTIONS } from '../../services/key-actions.js';
 import { PLAN_NAMES } from '../../services/plans.js';
 import { REGIONS } from '../../services/search-index.service.js';
 import { STATS_PERIODS } from '../../services/usage-stats.service.js';
@@ -88,5 +89,6 @@ export function consoleSettings(config: ConsolePluginOptions['config']) {
     plans: PLAN_NAMES.map((name) => ({ name, available: config.plans[name].available })),
     statsPeriods: [...STATS_PERIODS],
     bodyLimitBytes: config.bodyLimitBytes,
+    actions: [...ACTIONS],
   };
 }

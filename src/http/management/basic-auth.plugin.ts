@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors, isAppError } from '../../errors.js';
 import type { AccountService } from '../../services/account.service.js';
 import type { Clock } from '../../services/clock.js';
+import { authorize, type Principal, type RouteAccess } from '../../services/principal.js';
 import { isCleanText } from '../input-guard.js';
 import { LoginThrottle, loginThrottleLimits } from './login-throttle.js';
 
@@ -10,6 +11,12 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Email of the account authenticated by HTTP Basic (management routes only). */
     accountEmail: string;
+    /** Who the request acts as: the account's own key or one of its API keys (management routes only). */
+    principal: Principal;
+  }
+  interface FastifyContextConfig {
+    /** What a management route needs of the caller's key; a route without it is for the account key only. */
+    access?: RouteAccess;
   }
 }
 
@@ -53,7 +60,8 @@ export function parseBasicAuth(header: string | undefined): BasicCredentials | u
 
 /**
  * The management plugin's `onRequest` hook: HTTP Basic credentials on every route of its context
- * (nested plugins included), checked against the login throttle before any key is verified.
+ * (nested plugins included), checked against the login throttle before any key is verified, then
+ * the key's actions and indexes against the `access` the route declares in its config.
  */
 export function basicAuthHook(options: BasicAuthOptions) {
   const throttle = new LoginThrottle(loginThrottleLimits(options.failureLimit), options.clock);
@@ -72,8 +80,9 @@ export function basicAuthHook(options: BasicAuthOptions) {
     if (retryAfter > 0) {
       throw errors.tooMany('too_many_auth_failures', 'Too many failed logins; try again later', retryAfter);
     }
+    let principal: Principal;
     try {
-      request.accountEmail = await options.accounts.authenticate(email, apiKey);
+      principal = await options.accounts.authenticate(email, apiKey);
     } catch (error) {
       // Only a refused key is a failed login: a store that cannot be reached (answered 503 with
       // Retry-After: 1) would otherwise lock out every client that retries as told, for a minute
@@ -82,5 +91,9 @@ export function basicAuthHook(options: BasicAuthOptions) {
       throw error;
     }
     throttle.recordSuccess(email, address);
+    request.principal = principal;
+    request.accountEmail = principal.email;
+    const { id } = (request.params ?? {}) as { id?: unknown };
+    authorize(principal, request.routeOptions.config.access, typeof id === 'string' ? id : undefined);
   };
 }

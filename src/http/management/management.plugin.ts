@@ -1,8 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../services/clock.js';
 import type { Services } from '../../services/index.js';
+import type { Principal } from '../../services/principal.js';
 import { createErrorHandler, renderManagementError } from '../error-handler.js';
+import { apiKeyRoutes } from './api-keys.routes.js';
+import { registerAudit } from './audit.hooks.js';
+import { auditLogRoutes } from './audit-log.routes.js';
 import { basicAuthHook } from './basic-auth.plugin.js';
+import { registerIdempotency } from './idempotency.hooks.js';
 import { messagingRoutes } from './messaging.routes.js';
 import { searchIndexRoutes } from './search-indexes.routes.js';
 import { searchStatsRoutes } from './search-stats.routes.js';
@@ -21,6 +26,7 @@ export interface ManagementPluginOptions {
 export async function managementPlugin(app: FastifyInstance, options: ManagementPluginOptions): Promise<void> {
   app.setErrorHandler(createErrorHandler(renderManagementError));
   app.decorateRequest('accountEmail', '');
+  app.decorateRequest('principal', null as unknown as Principal);
   app.addHook(
     'onRequest',
     basicAuthHook({
@@ -29,7 +35,11 @@ export async function managementPlugin(app: FastifyInstance, options: Management
       clock: options.clock,
     }),
   );
+  registerIdempotency(app, options.services.idempotency);
+  registerAudit(app, options.services.audit);
   await app.register(searchStatsRoutes, { services: options.services });
   await app.register(searchIndexRoutes, { services: options.services });
   await app.register(messagingRoutes, { services: options.services });
+  await app.register(apiKeyRoutes, { services: options.services });
+  await app.register(auditLogRoutes, { services: options.services });
 }

@@ -14,6 +14,7 @@ export const messagingRoutes: FastifyPluginAsyncTypebox<{ services: Services }> 
   app.get(
     '/messaging/users',
     {
+      config: { access: { action: 'messaging.read' } },
       schema: {
         tags,
         operationId: 'listMessagingInstances',
@@ -27,6 +28,7 @@ export const messagingRoutes: FastifyPluginAsyncTypebox<{ services: Services }> 
   app.get(
     '/messaging/user/:id',
     {
+      config: { access: { action: 'messaging.read' } },
       schema: {
         tags,
         operationId: 'getMessagingInstance',
@@ -45,6 +47,7 @@ export const messagingRoutes: FastifyPluginAsyncTypebox<{ services: Services }> 
     app.post(
       `/messaging/${action}-prodpack/:id`,
       {
+        config: { access: { action: 'messaging.write' }, audit: { action: `messaging.${action}_prodpack` } },
         schema: {
           tags,
           operationId: `${action}MessagingProdPack`,
@@ -63,6 +66,7 @@ export const messagingRoutes: FastifyPluginAsyncTypebox<{ services: Services }> 
   app.post(
     '/messaging/set-plan/:id',
     {
+      config: { access: { action: 'messaging.write' }, audit: { action: 'messaging.set_plan' } },
       schema: {
         tags,
         operationId: 'setMessagingPlan',

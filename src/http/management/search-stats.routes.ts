@@ -11,6 +11,7 @@ export const searchStatsRoutes: FastifyPluginAsyncTypebox<{ services: Services }
   app.get(
     '/search/stats',
     {
+      config: { access: { action: 'stats.read', scope: 'account' } },
       schema: {
         tags,
         operationId: 'getGlobalSearchStats',
@@ -24,6 +25,7 @@ export const searchStatsRoutes: FastifyPluginAsyncTypebox<{ services: Services }
   app.get(
     '/search/:id/stats',
     {
+      config: { access: { action: 'stats.read', scope: 'index' } },
       schema: {
         tags,
         operationId: 'getSearchIndexStats',

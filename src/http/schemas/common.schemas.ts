@@ -37,11 +37,12 @@ const ref = Type.Ref('ManagementError');
 
 /**
  * Error responses every authenticated management route documents, plus route-specific ones. Any
- * route may answer 400 (text with NUL or lone surrogates in its path or query), 414 (an
- * overlong path segment) and 503 (the store cannot be reached, or the node is starting).
+ * route may answer 400 (text with NUL or lone surrogates in its path or query), 403 (an API key
+ * without the route's action), 414 (an overlong path segment) and 503 (the store cannot be
+ * reached, or the node is starting).
  */
 export function managementErrors(...statuses: number[]): Record<number, TSchema> {
-  const responses: Record<number, TSchema> = { 400: ref, 401: ref, 414: ref, 429: ref, 500: ref, 503: ref };
+  const responses: Record<number, TSchema> = { 400: ref, 401: ref, 403: ref, 414: ref, 429: ref, 500: ref, 503: ref };
   for (const status of statuses) responses[status] = ref;
   return responses;
 }

@@ -53,7 +53,7 @@ export function createDataPlane(options: CreateDataPlaneOptions): DataPlane {
     rates: options.shared ? new SharedRateLimiter(options.shared, options.clock) : undefined,
   });
   return {
-    auth: new DataPlaneAuthenticator(options.indexes),
+    auth: new DataPlaneAuthenticator(options.indexes, options.clock),
     service: new DataPlaneService(options.engine, quotas),
     readBytes: new ReadBytesBudget(options.readBytesInFlight),
   };

@@ -1,4 +1,5 @@
 import { AppError } from '../../errors.js';
+import { type Clock, systemClock } from '../clock.js';
 import { QUOTA_FIELDS, type Quotas } from '../plans.js';
 import type { SearchIndexService } from '../search-index.service.js';
 import { safeEqual } from '../secrets.js';
@@ -45,7 +46,10 @@ const MAX_ENDPOINT_LENGTH = 128;
  * and changed quotas take effect at the very next request on every node.
  */
 export class DataPlaneAuthenticator {
-  constructor(private readonly indexes: Pick<SearchIndexService, 'findByEndpoint'>) {}
+  constructor(
+    private readonly indexes: Pick<SearchIndexService, 'findByEndpoint'>,
+    private readonly clock: Clock = systemClock,
+  ) {}
 
   /**
    * Resolves the caller of `endpoint` from an `Authorization` header. Throws `unauthorized` for a
@@ -57,9 +61,12 @@ export class DataPlaneAuthenticator {
     if (token === undefined || endpoint.length === 0 || endpoint.length > MAX_ENDPOINT_LENGTH) throw invalidToken();
     const row = await this.indexes.findByEndpoint(endpoint);
     if (!row) throw invalidToken();
-    // Compare against both tokens every time so timing does not tell which one nearly matched.
-    const isFull = safeEqual(token, row.token);
-    const isReadOnly = safeEqual(token, row.read_only_token);
+    // Compare against both tokens every time so timing does not tell which one nearly matched;
+    // within a rotation's grace period, against the two it replaced as well.
+    const inGrace = row.previous_tokens_expire_at != null && this.clock() < Number(row.previous_tokens_expire_at);
+    const isFull = safeEqual(token, row.token) || (inGrace && safeEqual(token, row.previous_token ?? ''));
+    const isReadOnly =
+      safeEqual(token, row.read_only_token) || (inGrace && safeEqual(token, row.previous_read_only_token ?? ''));
     if (!isFull && !isReadOnly) throw invalidToken();
     const quotas = {} as Quotas;
     for (const field of QUOTA_FIELDS) quotas[field] = Number(row[field]);

@@ -27,6 +27,9 @@ function distinctRow(id: string, name: string): SearchIndexRow {
     max_writes_per_request: 19,
     creation_time: 1_790_000_000,
     input_enrichment_enabled: 0,
+    previous_token: `previous-${id}`,
+    previous_read_only_token: `previous-read-only-${id}`,
+    previous_tokens_expire_at: 1_790_000_020,
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Store } from '../database.js';
+import { afterPosition } from '../keyset.js';
 import type { DB, SearchIndexesTable } from '../schema.js';
 
 type Executor = Kysely<DB> | Transaction<DB>;
@@ -69,14 +70,22 @@ function withHeadQuery(db: Kysely<DB>, endpoint: string) {
     .where('search_indexes.endpoint', '=', endpoint);
 }
 
-export function listSearchIndexes(db: Executor, customerId: string): Promise<SearchIndexRow[]> {
-  return db
-    .selectFrom('search_indexes')
-    .selectAll()
-    .where('customer_id', '=', customerId)
-    .orderBy('creation_time')
-    .orderBy('name')
-    .execute();
+/**
+ * An account's indexes by creation, then name (unique per account); only those of `onlyIds` when
+ * given; with `after` (the last of a previous page), those after it; at most `limit`.
+ */
+export function listSearchIndexes(
+  db: Executor,
+  customerId: string,
+  options: { onlyIds?: readonly string[] | null; after?: readonly [number, string]; limit?: number } = {},
+): Promise<SearchIndexRow[]> {
+  const { onlyIds, after, limit } = options;
+  if (onlyIds?.length === 0) return Promise.resolve([]);
+  let query = db.selectFrom('search_indexes').selectAll().where('customer_id', '=', customerId);
+  if (onlyIds) query = query.where('id', 'in', [...onlyIds]);
+  if (after) query = query.where(afterPosition(['creation_time', 'name'], after));
+  query = query.orderBy('creation_time').orderBy('name');
+  return (limit === undefined ? query : query.limit(limit)).execute();
 }
 
 /** Every index (of every account when no customer is given), oldest first. */
@@ -117,6 +126,48 @@ export async function updateOwnedSearchIndex(
   const result = await db
     .updateTable('search_indexes')
     .set(changes)
+    .where('id', '=', id)
+    .where('customer_id', '=', customerId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/**
+ * Gives an owned index new tokens. With `graceUntil` (Unix ms) the current ones become its previous
+ * tokens until then, read and replaced in the same statement so no rotation in between is lost;
+ * without, any previous tokens are dropped.
+ */
+export async function rotateOwnedSearchIndexTokens(
+  db: Executor,
+  customerId: string,
+  id: string,
+  tokens: Pick<SearchIndexRow, 'token' | 'read_only_token'>,
+  graceUntil: number | null,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('search_indexes')
+    .set((eb) => ({
+      ...tokens,
+      previous_token: graceUntil === null ? null : eb.ref('token'),
+      previous_read_only_token: graceUntil === null ? null : eb.ref('read_only_token'),
+      previous_tokens_expire_at: graceUntil,
+    }))
+    .where('id', '=', id)
+    .where('customer_id', '=', customerId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Gives an owned index to another account. */
+export async function moveOwnedSearchIndex(
+  db: Executor,
+  customerId: string,
+  id: string,
+  targetAccount: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('search_indexes')
+    .set({ customer_id: targetAccount })
     .where('id', '=', id)
     .where('customer_id', '=', customerId)
     .executeTakeFirst();

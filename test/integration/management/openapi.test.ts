@@ -40,6 +40,10 @@ test('/openapi.json is OpenAPI 3.1 and documents every API route with its errors
     expect(documented, `${method} ${url}`).toContain(`${method} ${path}`);
   }
   expect(document.components.schemas.SearchIndex.required).toHaveLength(21);
+  // reset-password takes no body as before, or one with grace_seconds.
+  const reset = document.paths['/v2/search/{id}/reset-password'].post;
+  expect(reset.requestBody.required).toBe(false);
+  expect(reset['x-optional-body']).toBeUndefined();
 });
 
 test('/docs serves the interactive documentation page', async () => {

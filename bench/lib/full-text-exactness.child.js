@@ -1,13 +1,10 @@
 // Part "exact": searchplane's full-text index (FullTextIndex from dist/) built in this child on
-// SciFact itself and on the corpus; for every query, the pruned top 50 (`search`, the pool the
-// server's expansion orders again) must equal the exhaustive top 50 (`searchExhaustive`): same
-// labels, same order, same scores. Also times both, in process (no HTTP), for reference, and hands
-// the searchplane part, which checks the server's full-text answers against them, the corpus's
-// exhaustive top lists as the server ranks them: the pool scored by the query expanded from its
-// best matches (query/feedback.ts).
+// SciFact itself and on the corpus; for every query, the pruned top 10 (`search`) must equal the
+// exhaustive top 10 (`searchExhaustive`): same labels, same order, same scores. Also times both,
+// in process (no HTTP), for reference, and hands the exhaustive top lists of the corpus to the
+// searchplane part, which checks the server's full-text answers against them.
 import { FullTextIndex } from '../../dist/engine/embedded/full-text/full-text-index.js';
 import { analyzeFields, analyzeQuery } from '../../dist/engine/query/analyzer.js';
-import { expandQuery, FEEDBACK_DOCUMENTS, FEEDBACK_POOL } from '../../dist/engine/query/feedback.js';
 import { textFields } from '../../dist/engine/query/text-tokens.js';
 import { latencySummary } from './bench-stats.js';
 import { childMain } from './child-runner.js';
@@ -23,30 +20,14 @@ const TOP_LIST = 30;
 function check(name, documents, queries, progress, keepTop = false) {
   const index = new FullTextIndex();
   const ids = [];
-  // The fields as the engine reads them from a document's content (title omitted when empty).
-  const fieldsOf = (doc) => textFields(doc.title ? { title: doc.title, text: doc.text } : { text: doc.text });
-  // Kept for the feedback's re-analysis (`documents` may be a one-pass iterator).
-  const kept = [];
   for (const doc of documents) {
     ids.push(doc.id);
-    kept.push(doc);
-    index.add(ids.length, analyzeFields(fieldsOf(doc)));
-  }
-  // The server's full-text ranking of a pool: its best matches re-analyzed from their text expand
-  // the query, which scores the pool again (best first, ties by label).
-  const expandedRanking = (query, pool) => {
-    if (pool.length <= FEEDBACK_DOCUMENTS) return pool;
-    const feedback = pool
-      .slice(0, FEEDBACK_DOCUMENTS)
-      .map((hit) => ({ score: hit.score, analysis: analyzeFields(fieldsOf(kept[hit.label - 1])) }));
-    const scores = index.scores(
-      expandQuery(query, feedback),
-      pool.map((hit) => hit.label),
+    // The fields as the engine reads them from a document's content (title omitted when empty).
+    index.add(
+      ids.length,
+      analyzeFields(textFields(doc.title ? { title: doc.title, text: doc.text } : { text: doc.text })),
     );
-    return pool
-      .map((hit) => ({ label: hit.label, score: scores.get(hit.label) ?? 0 }))
-      .sort((a, b) => b.score - a.score || a.label - b.label);
-  };
+  }
   let mismatches = 0;
   const pruned = [];
   const exhaustive = [];
@@ -54,19 +35,17 @@ function check(name, documents, queries, progress, keepTop = false) {
   for (const text of queries) {
     const query = analyzeQuery(text);
     let start = performance.now();
-    const fast = index.search(query, FEEDBACK_POOL);
+    const fast = index.search(query, 10);
     pruned.push(performance.now() - start);
     start = performance.now();
-    const reference = index.searchExhaustive(query, FEEDBACK_POOL);
+    const longer = index.searchExhaustive(query, TOP_LIST);
     exhaustive.push(performance.now() - start);
+    const reference = longer.slice(0, 10);
     const same =
       fast.length === reference.length &&
       fast.every((hit, i) => hit.label === reference[i].label && hit.score === reference[i].score);
     if (!same) mismatches++;
-    if (keepTop) {
-      const ranked = expandedRanking(query, reference).slice(0, TOP_LIST);
-      topLists.push(ranked.map((hit) => [ids[hit.label - 1], hit.score]));
-    }
+    if (keepTop) topLists.push(longer.map((hit) => [ids[hit.label - 1], hit.score]));
   }
   const result = {
     documents: ids.length,

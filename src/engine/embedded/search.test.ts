@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DocumentInput, IndexEngine, SearchEngine } from '../contract.js';
 import type { Enricher, Reranker } from '../providers/provider-types.js';
@@ -74,7 +75,7 @@ describe('hybrid search', () => {
     expect(best.score).toBe(1); // full-text scores are relative to the best match
   });
 
-  it("full text ranks by the query expanded from its best matches, and returns only documents with the user's words", async () => {
+  it('a hybrid search ranks full text by the query expanded from its best matches; w = 0 is plain BM25', async () => {
     const sailing = Array.from({ length: 8 }, (_, i) => ({
       id: `race-${i}`,
       content: { text: `regatta regatta sailing yacht harbour crew spinnaker ${WORDS[i]}` },
@@ -88,17 +89,35 @@ describe('hybrid search', () => {
         ...sailing,
         { id: 'also-1', content: { text: 'regatta results posted on paper notices' } },
         { id: 'also-2', content: { text: 'regatta dinner served in the old clubhouse' } },
-        // Shares the feedback's vocabulary but not the user's word: full text never returns it.
+        // Shares the feedback's vocabulary but not the user's word: the expansion scores it 0.
         { id: 'unmatched', content: { text: 'sailing yacht harbour crew spinnaker sailing yacht harbour' } },
       ],
       NO_LIMIT,
     );
-    const ids = (
-      await index.search('', searchRequest('regatta', { semanticWeight: 0, topK: 20, includeData: false }))
-    ).hits.map((hit) => hit.id);
-    expect(ids).toHaveLength(12);
-    expect(ids).not.toContain('unmatched');
-    expect(ids.indexOf('target')).toBeLessThan(ids.indexOf('decoy'));
+    // Every vector alike: the vector side cannot reorder anything, so the hybrid order is full text's.
+    const flat = testEngine(join(temp.dir, 'flat'), {
+      embedder: { name: 'flat', dimensions: 4, embed: async (texts) => texts.map(() => Float32Array.of(1, 0, 0, 0)) },
+    });
+    const flatIndex = await flat.open('flat');
+    await flatIndex.upsert(
+      '',
+      (await index.range('', { cursor: '', limit: 100, includeData: true, includeMetadata: false })).documents.map(
+        ({ id, content }) => ({ id, content: content! }),
+      ),
+      NO_LIMIT,
+    );
+    const ids = async (target: IndexEngine, semanticWeight: number) =>
+      (await target.search('', searchRequest('regatta', { semanticWeight, topK: 20, includeData: false }))).hits.map(
+        (hit) => hit.id,
+      );
+    const hybrid = await ids(flatIndex, 0.5);
+    await flat.close();
+    expect(hybrid.indexOf('target')).toBeLessThan(hybrid.indexOf('decoy'));
+    expect(hybrid.at(-1)).toBe('unmatched');
+    const plain = await ids(index, 0);
+    expect(plain).toHaveLength(12);
+    expect(plain).not.toContain('unmatched');
+    expect(plain.indexOf('decoy')).toBeLessThan(plain.indexOf('target'));
   });
 
   it('with a filter, full-text scores are relative to the best match the filter lets through', async () => {

@@ -122,11 +122,14 @@ export async function search(
       )
     : Promise.resolve([]);
   // The vector workers search the graphs while the text shards search and expand the query.
+  // A hybrid search ranks full text by the expanded query; `semanticWeight: 0` is plain BM25, which
+  // keeps a keyword search at the cost of one search (the expansion costs about two more at 200k
+  // documents), and `1` asks for no full-text ranking.
   const textPart =
-    weight < 1
+    weight > 0 && weight < 1
       ? rankWithFeedback(context, text, analyzed, Math.max(depth, FEEDBACK_POOL), matches, statistics)
       : text
-          .search(analyzed, Math.max(depth, VECTOR_TEXT_CANDIDATES), matches, statistics)
+          .search(analyzed, weight === 1 ? Math.max(depth, VECTOR_TEXT_CANDIDATES) : depth, matches, statistics)
           .then((top) => ({ top, analyzed, statistics }));
   const [semanticMatches, textSide] = await Promise.all([semanticPart, textPart]);
   const textTop = textSide.top;

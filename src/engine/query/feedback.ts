@@ -3,9 +3,9 @@ import { type AnalyzedDocument, type AnalyzedQuery, STOP_WORDS, type Term } from
 /*
  * Pseudo-relevance feedback (RM3): the best full-text matches of a query are taken as relevant,
  * the terms most probable in them are added to the query, and the expanded query ranks the
- * collection. A user's words are short and miss the vocabulary the relevant documents share;
- * the first results hold it. Measured on six test collections of different domains, it raised
- * nDCG@10 on every one of them (docs/performance.md, "Relevance").
+ * query's matches again. A user's words are short and miss the vocabulary the relevant documents
+ * share; the first results hold it. Measured on six test collections of different domains, it
+ * raised nDCG@10 on every one of them (docs/performance.md, "Relevance").
  */
 
 /** Best matches of the user's query the expansion learns from (RM3's usual 10). */

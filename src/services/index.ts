@@ -4,6 +4,7 @@ import { ReadCache } from '../store/read-cache.js';
 import { AccountService } from './account.service.js';
 import type { Clock } from './clock.js';
 import { MessagingService } from './messaging.service.js';
+import { ReadinessService } from './readiness.service.js';
 import { type IndexDataLifecycle, SearchIndexService } from './search-index.service.js';
 import { UsageMeter } from './usage-meter.service.js';
 import { UsageStatsService } from './usage-stats.service.js';
@@ -12,6 +13,7 @@ export interface Services {
   accounts: AccountService;
   indexes: SearchIndexService;
   messaging: MessagingService;
+  readiness: ReadinessService;
   stats: UsageStatsService;
   usage: UsageMeter;
 }
@@ -41,6 +43,7 @@ export function createServices({ config, store, clock, data, onUsageFlushError }
     accounts: new AccountService(store, { clock, messagingDefaultPlan: config.messagingDefaultPlan, cache }),
     indexes,
     messaging: new MessagingService(store),
+    readiness: new ReadinessService(() => store.ping()),
     stats: new UsageStatsService(indexes, usage, clock, data),
     usage,
   };

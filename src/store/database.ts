@@ -45,8 +45,12 @@ export interface Store {
    * inside the idle-in-transaction timeout (undefined: no timeout).
    */
   transactionHeartbeatMs?: number;
-  /** PostgreSQL only: one round trip, for readiness; rejects when the database cannot be reached. */
-  ping?(): Promise<void>;
+  /**
+   * One round trip to the database, for readiness; rejects when it cannot be reached (on
+   * PostgreSQL over a connection of its own, so a busy pool does not make it wait, and only to a
+   * host that takes writes).
+   */
+  ping(): Promise<void>;
   /** PostgreSQL only: runs `work` on a connection of its own without statement or lock timeouts. */
   unbounded?<R>(work: (db: Kysely<DB>) => Promise<R>): Promise<R>;
   /** Connection counts of the PostgreSQL pool, for metrics; absent on SQLite (no pool). */
@@ -129,7 +133,10 @@ export function openStore(options: OpenStoreOptions): Store {
     // Kysely's destroy() skips a driver that never ran a query: the file would stay open.
     connection.close();
   };
-  return { db, dialect: 'sqlite', file, changeToken: () => connection.changeToken(), close };
+  const ping = async () => {
+    await sql`select 1`.execute(db);
+  };
+  return { db, dialect: 'sqlite', file, changeToken: () => connection.changeToken(), ping, close };
 }
 
 /** bigint columns hold counts and unix times that fit a JS number. */
@@ -142,14 +149,17 @@ function openPostgres(databaseUrl: string, max: number, connectTimeoutMs: number
   const url = parsePostgresUrl(databaseUrl);
   const hosts = new HostList(url);
   const Pool = hostListPool(hosts, url.hosts.length);
+  const Client = boundedClient({ connectTimeoutMs, replyDeadlineMs: replyDeadlineMs(limits), target: hosts });
+  const clientConfig = (sessionLimits: SessionLimits) => ({
+    ...sessionParameters(sessionLimits, url.options),
+    ...PG_CONNECTION_OPTIONS,
+    Client:
+      sessionLimits === limits
+        ? Client
+        : boundedClient({ connectTimeoutMs, replyDeadlineMs: replyDeadlineMs(sessionLimits), target: hosts }),
+  });
   const poolOf = (size: number, sessionLimits: SessionLimits) =>
-    new Pool({
-      max: size,
-      ...sessionParameters(sessionLimits, url.options),
-      ...PG_CONNECTION_OPTIONS,
-      Client: boundedClient({ connectTimeoutMs, replyDeadlineMs: replyDeadlineMs(sessionLimits), target: hosts }),
-      types: PG_TYPES,
-    });
+    new Pool({ max: size, ...clientConfig(sessionLimits), types: PG_TYPES });
   const pool = poolOf(max, limits);
   let logger: StoreLogger = stderrLogger;
   const reporter: StoreLogger = { warn: (obj, msg) => logger.warn(obj, msg) };
@@ -188,19 +198,16 @@ function openPostgres(databaseUrl: string, max: number, connectTimeoutMs: number
       return (await pool.query(sql, [...parameters])).rows as R[];
     },
     listen: (channel, onMessage, onReconnect) =>
-      listenForever(
-        () => ({
-          ...sessionParameters(limits, url.options),
-          connectionString: hosts.connectionString(),
-          Client: boundedClient({ connectTimeoutMs, replyDeadlineMs: replyDeadlineMs(limits), target: hosts }),
-        }),
-        channel,
-        onMessage,
-        onReconnect,
-        reporter,
-      ),
+      listenForever(() => clientConfig(limits), channel, onMessage, onReconnect, reporter),
     ping: async () => {
-      await pool.query('select 1');
+      const client = new Client(clientConfig(limits));
+      client.on('error', () => {}); // the failure of the query or connect says it
+      try {
+        await client.connect();
+        await client.query('select 1');
+      } finally {
+        client.end().catch(() => {});
+      }
     },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     useLogger: (next) => {

@@ -48,7 +48,7 @@ export class FilterMatches {
     if (labels.size > this.maxLabels) return labels; // computed for this search only
     this.entries.set(key, { nsId, filter, labels });
     this.labelCount += labels.size;
-    while (this.entries.size > this.capacity || this.labelCount > this.maxLabels) {
+    while (this.entries.size > this.capacity || (this.labelCount > this.maxLabels && this.entries.size > 0)) {
       this.drop(this.entries.keys().next().value!);
     }
     return labels;
@@ -72,7 +72,7 @@ export class FilterMatches {
       }
     }
     // Writes may grow the sets past the bound: the least recently used go.
-    while (this.labelCount > this.maxLabels) this.drop(this.entries.keys().next().value!);
+    while (this.labelCount > this.maxLabels && this.entries.size > 0) this.drop(this.entries.keys().next().value!);
   }
 
   /** Drops the namespace's entries (reset, deleteNamespace). */

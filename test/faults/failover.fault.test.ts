@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { api } from '../blackbox/support/http-client.js';
 import { killServers, type ServerProcess, startServer } from '../blackbox/support/searchplane-process.js';
 import { type Cluster, PostgresClusters, postgresBinaries } from './support/pg-cluster.js';
-import { missingIds, startWriter, until } from './support/writers.js';
+import { missingIds, resumedAfter, startWriter, until } from './support/writers.js';
 
 /**
  * A PostgreSQL failover under load, for real: a primary and a streaming standby made with
@@ -74,7 +74,7 @@ test.skipIf(!bin)(
       30_000,
       'writes resume on both nodes',
     );
-    const resumedMs = writers.map((writer, i) => writer.log.acknowledgedAt[before[i]] - crashedAt);
+    const resumedMs = writers.map((writer) => resumedAfter(writer.log, crashedAt));
     await Promise.all(writers.map((writer) => writer.stop()));
 
     expect(clusters.sql(standby, 'SELECT pg_is_in_recovery()')).toBe('f');
@@ -94,7 +94,7 @@ test.skipIf(!bin)(
       expect([...writer.log.statuses.keys()].every((s) => s === 200 || s === 503)).toBe(true);
     if (process.env.FAULT_VERBOSE) {
       console.log(
-        `failover: ${acknowledged.length} writes acknowledged; first after the crash ${resumedMs.map((ms) => `${(ms / 1000).toFixed(1)} s`).join(' and ')}; answers ${writers.map((writer) => JSON.stringify(Object.fromEntries(writer.log.statuses))).join(' ')}; longest request ${Math.max(...writers.map((writer) => writer.log.longestMs)).toFixed(0)} ms`,
+        `failover: ${acknowledged.length} writes acknowledged; acknowledged again ${resumedMs.map((ms) => (ms === undefined ? 'without a refusal' : `${(ms / 1000).toFixed(1)} s`)).join(' and ')} after the crash (promoted at 3 s); answers ${writers.map((writer) => JSON.stringify(Object.fromEntries(writer.log.statuses))).join(' ')}; longest request ${Math.max(...writers.map((writer) => writer.log.longestMs)).toFixed(0)} ms`,
       );
     }
   },

@@ -6,6 +6,8 @@ export interface WriterLog {
   statuses: Map<number, number>;
   /** performance.now() of each acknowledgement, in order. */
   acknowledgedAt: number[];
+  /** performance.now() of each answer other than 200, in order. */
+  refusedAt: number[];
   /** The longest any one request took, in ms. */
   longestMs: number;
 }
@@ -22,7 +24,7 @@ export interface Writer {
  * id after a short pause, so every id acknowledged is one write the service promised to keep.
  */
 export function startWriter(baseUrl: string, endpoint: string, token: string, prefix: string): Writer {
-  const log: WriterLog = { acknowledged: [], statuses: new Map(), acknowledgedAt: [], longestMs: 0 };
+  const log: WriterLog = { acknowledged: [], statuses: new Map(), acknowledgedAt: [], refusedAt: [], longestMs: 0 };
   let stopped = false;
   let n = 0;
   const done = (async () => {
@@ -46,6 +48,7 @@ export function startWriter(baseUrl: string, endpoint: string, token: string, pr
         log.acknowledged.push(id);
         log.acknowledgedAt.push(performance.now());
       } else {
+        log.refusedAt.push(performance.now());
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }
@@ -80,4 +83,15 @@ export async function until(condition: () => boolean, timeoutMs: number, what: s
     if (performance.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/**
+ * How long after `from` the writer was acknowledged again once the fault had reached it: from
+ * `from` to its first acknowledgement after its first refusal after `from` (undefined: never refused).
+ */
+export function resumedAfter(log: WriterLog, from: number): number | undefined {
+  const refused = log.refusedAt.find((at) => at >= from);
+  if (refused === undefined) return undefined;
+  const resumed = log.acknowledgedAt.find((at) => at > refused);
+  return resumed === undefined ? undefined : resumed - from;
 }

@@ -185,6 +185,28 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     },
     async () => ({ status: 'ok' as const }),
   );
+  app.get(
+    '/readyz',
+    {
+      schema: {
+        tags: ['system'],
+        operationId: 'getReadiness',
+        summary: 'Readiness: started, and the store answers now',
+        description:
+          'For load balancers and Kubernetes readiness probes: 503 while the node starts or cannot reach its database (PostgreSQL down, cut off, or no writable host), 200 otherwise. `/healthz` stays a liveness check.',
+        security: [],
+        response: {
+          200: Type.Object({ status: Type.Literal('ready') }),
+          500: Type.Ref('ManagementError'),
+          503: Type.Ref('ManagementError', { description: 'Starting, or the database cannot be reached' }),
+        },
+      },
+    },
+    async () => {
+      await services.readiness.check();
+      return { status: 'ready' as const };
+    },
+  );
   app.get('/openapi.json', { schema: { hide: true } }, async (request) =>
     withServers(app.swagger(), request, config.publicUrl),
   );

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { mergePlans, type PlanName, type PlanTable } from './services/plans.js';
+import { parsePostgresUrl } from './store/pg-hosts.js';
 
 /**
  * Configuration is read once at start from flags (highest precedence) and environment,
@@ -39,6 +40,8 @@ export interface Config {
   port: number;
   dataDir: string;
   databaseUrl?: string;
+  /** PostgreSQL session bounds, in ms (0: none): lock waits, statements, idle transactions. */
+  postgres: { lockTimeoutMs: number; statementTimeoutMs: number; idleTransactionTimeoutMs: number };
   logLevel: string;
   adminEmail?: string;
   adminApiKey?: string;
@@ -153,10 +156,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
   const host = str(flags.host, 'HOST') ?? '127.0.0.1';
   const port = int(flags.port ?? env.PORT, 'PORT (--port)', 8080, 0, 65535);
   const dataDir = path.resolve(str(flags.dataDir, 'SEARCHPLANE_DATA_DIR') ?? './data');
-  const databaseUrl = url(str(flags.databaseUrl, 'DATABASE_URL'), 'DATABASE_URL (--database-url)', [
-    'postgres:',
-    'postgresql:',
-  ]);
+  const databaseUrl = postgresUrl(str(flags.databaseUrl, 'DATABASE_URL'), problems);
   const logLevel = oneOf(str(flags.logLevel, 'LOG_LEVEL'), 'LOG_LEVEL', LOG_LEVELS, 'info');
   const adminEmail = str(undefined, 'SEARCHPLANE_ADMIN_EMAIL');
   const adminApiKey = str(undefined, 'SEARCHPLANE_ADMIN_API_KEY');
@@ -219,6 +219,23 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     port,
     dataDir,
     databaseUrl,
+    postgres: {
+      lockTimeoutMs: int(env.SEARCHPLANE_PG_LOCK_TIMEOUT_MS, 'SEARCHPLANE_PG_LOCK_TIMEOUT_MS', 5000, 0, 3_600_000),
+      statementTimeoutMs: int(
+        env.SEARCHPLANE_PG_STATEMENT_TIMEOUT_MS,
+        'SEARCHPLANE_PG_STATEMENT_TIMEOUT_MS',
+        10_000,
+        0,
+        3_600_000,
+      ),
+      idleTransactionTimeoutMs: int(
+        env.SEARCHPLANE_PG_IDLE_TRANSACTION_TIMEOUT_MS,
+        'SEARCHPLANE_PG_IDLE_TRANSACTION_TIMEOUT_MS',
+        5000,
+        0,
+        3_600_000,
+      ),
+    },
     logLevel,
     adminEmail,
     adminApiKey,
@@ -295,6 +312,17 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** `DATABASE_URL`: one host or several (see parsePostgresUrl). */
+function postgresUrl(raw: string | undefined, problems: string[]): string | undefined {
+  if (raw === undefined) return undefined;
+  try {
+    parsePostgresUrl(raw);
+  } catch (error) {
+    problems.push(`DATABASE_URL (--database-url) ${(error as Error).message}`);
+  }
+  return raw;
 }
 
 /**

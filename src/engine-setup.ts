@@ -37,6 +37,12 @@ export function engineOptions(config: Config, dataDir: string, logger: EngineLog
 export function createEngine(config: Config, store: Store, logger: EngineLogger, clock: Clock): SearchEngine {
   const options = engineOptions(config, config.dataDir, logger);
   return store.dialect === 'postgres'
-    ? createPostgresEngine({ ...options, db: store.db, listen: store.listen, clock })
+    ? createPostgresEngine({
+        ...options,
+        db: store.db,
+        listen: store.listen,
+        clock,
+        heartbeatMs: store.transactionHeartbeatMs,
+      })
     : createEmbeddedEngine(options);
 }

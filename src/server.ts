@@ -5,7 +5,7 @@ import type { Config } from './config.js';
 import { AppError } from './errors.js';
 import { mallocTuningHint, runsOnGlibc } from './malloc-tuning.js';
 import type { AccountCredentials, AccountService } from './services/account.service.js';
-import { describeStore, migrateToLatest, openStore } from './store/database.js';
+import { describeStore, migrateToLatest, openStore, storeOptions } from './store/database.js';
 
 /** The account created on a first start without `SEARCHPLANE_ADMIN_*`. */
 export const DEFAULT_ADMIN_EMAIL = 'admin@localhost';
@@ -41,7 +41,7 @@ export interface RunningServer {
  */
 export async function startServer(config: Config, options: StartServerOptions = {}): Promise<RunningServer> {
   const print = options.print ?? ((text: string) => process.stdout.write(text));
-  const store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+  const store = openStore(storeOptions(config));
   let app: FastifyInstance | undefined;
   let firstAccount: AccountCredentials | undefined;
   let bootstrapped = false;

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { EXIT_USAGE, reportFailure } from './cli-support.js';
 import { accountsCommand } from './commands/accounts.command.js';
+import { backupCommand, restoreCommand } from './commands/backup.command.js';
 import { evalCommand } from './commands/eval.command.js';
 import { indexesCommand } from './commands/indexes.command.js';
 import { migrateCommand } from './commands/migrate.command.js';
@@ -24,6 +25,8 @@ export function buildCli(): Command {
     .version(version);
   program.addCommand(serveCommand());
   program.addCommand(migrateCommand());
+  program.addCommand(backupCommand());
+  program.addCommand(restoreCommand());
   program.addCommand(accountsCommand());
   program.addCommand(indexesCommand());
   program.addCommand(evalCommand());

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorDetail, errors, isOutOfDescriptors } from '../errors.js';
-import { isStoreUnavailable } from '../store/store-unavailable.js';
+import { isStoreBusy, isStoreUnavailable } from '../store/store-unavailable.js';
 
 /** Longest path parameter (namespace, id, endpoint) the router takes, in URL characters; longer is 414. */
 export const MAX_PARAM_LENGTH = 2048;
@@ -50,6 +50,9 @@ export function toAppError(error: unknown): AppError {
       return new AppError('uri_too_long', `A path segment is longer than ${MAX_PARAM_LENGTH} characters`);
   }
   if (isOutOfDescriptors(error)) return errors.outOfDescriptors(error);
+  if (isStoreBusy(error)) {
+    return errors.retrySoon('The database is busy (another write holds this index); try again in a moment', error);
+  }
   if (isStoreUnavailable(error)) {
     return errors.retrySoon('The database cannot be reached; try again in a moment', error);
   }

@@ -7,6 +7,7 @@ import { AuditLogService } from './audit-log.service.js';
 import type { Clock } from './clock.js';
 import { IdempotencyService } from './idempotency.service.js';
 import { MessagingService } from './messaging.service.js';
+import { ReadinessService } from './readiness.service.js';
 import { type IndexDataLifecycle, SearchIndexService } from './search-index.service.js';
 import { UsageMeter } from './usage-meter.service.js';
 import { UsageStatsService } from './usage-stats.service.js';
@@ -19,6 +20,7 @@ export interface Services {
   indexes: SearchIndexService;
   idempotency: IdempotencyService;
   messaging: MessagingService;
+  readiness: ReadinessService;
   stats: UsageStatsService;
   usage: UsageMeter;
 }
@@ -58,6 +60,7 @@ export function createServices({ config, store, clock, data, onUsageFlushError }
     indexes,
     idempotency: new IdempotencyService(store, clock),
     messaging: new MessagingService(store),
+    readiness: new ReadinessService(() => store.ping()),
     stats: new UsageStatsService(indexes, usage, clock, data),
     usage,
   };

@@ -3,8 +3,18 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
+import type { Config } from '../config.js';
 import { migrationProvider } from './migrations/index.js';
-import { CONNECT_TIMEOUT_MS, PG_CONNECTION_OPTIONS, timedClient } from './pg-connection-options.js';
+import {
+  boundedClient,
+  CONNECT_TIMEOUT_MS,
+  DEFAULT_SESSION_LIMITS,
+  PG_CONNECTION_OPTIONS,
+  replyDeadlineMs,
+  type SessionLimits,
+  sessionParameters,
+} from './pg-connection-options.js';
+import { HostList, hostListPool, parsePostgresUrl } from './pg-hosts.js';
 import { listenForever } from './pg-listener.js';
 import type { DB } from './schema.js';
 import { SqliteConnectionDatabase } from './sqlite-database.js';
@@ -30,6 +40,19 @@ export interface Store {
    * `sql` returns), it warns once and runs statements unnamed from then on.
    */
   prepared?<R>(name: string, sql: string, parameters: readonly unknown[]): Promise<R[]>;
+  /**
+   * PostgreSQL only: how often a transaction waiting on this node must send a statement to stay
+   * inside the idle-in-transaction timeout (undefined: no timeout).
+   */
+  transactionHeartbeatMs?: number;
+  /**
+   * One round trip to the database, for readiness; rejects when it cannot be reached (on
+   * PostgreSQL over a connection of its own, so a busy pool does not make it wait, and only to a
+   * host that takes writes).
+   */
+  ping(): Promise<void>;
+  /** PostgreSQL only: runs `work` on a connection of its own without statement or lock timeouts. */
+  unbounded?<R>(work: (db: Kysely<DB>) => Promise<R>): Promise<R>;
   /** Connection counts of the PostgreSQL pool, for metrics; absent on SQLite (no pool). */
   poolStats?(): PoolStats;
   /**
@@ -60,17 +83,18 @@ export interface OpenStoreOptions {
   poolSize?: number;
   /** PostgreSQL: how long a transaction may sit idle before the server ends its session. */
   idleTransactionTimeoutMs?: number;
+  /** PostgreSQL: how long a statement may wait for a lock (a write for its index's head lock). */
+  lockTimeoutMs?: number;
+  /** PostgreSQL: how long a statement may run. */
+  statementTimeoutMs?: number;
   /** PostgreSQL: how long opening a connection may take (10 s). */
   connectTimeoutMs?: number;
 }
 
-/**
- * A transaction idle this long (no statement running) belongs to a node that froze, was paused or
- * lost the network mid-write: PostgreSQL ends its session, which releases the index's head lock
- * that every node's writes to that index wait for. Ours only pause between statements to apply
- * pages of changes to the local copy (embedding happens before the transaction begins).
- */
-const IDLE_TRANSACTION_TIMEOUT_MS = 60_000;
+/** The store a configuration names, with its PostgreSQL session bounds. */
+export function storeOptions(config: Pick<Config, 'dataDir' | 'databaseUrl' | 'postgres'>): OpenStoreOptions {
+  return { dataDir: config.dataDir, databaseUrl: config.databaseUrl, ...config.postgres };
+}
 
 export const SQLITE_FILE_NAME = 'searchplane.sqlite';
 
@@ -87,12 +111,11 @@ export function missingStoreFile(options: OpenStoreOptions): string | undefined 
  */
 export function openStore(options: OpenStoreOptions): Store {
   if (options.databaseUrl) {
-    return openPostgres(
-      options.databaseUrl,
-      options.poolSize ?? 10,
-      options.idleTransactionTimeoutMs ?? IDLE_TRANSACTION_TIMEOUT_MS,
-      options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
-    );
+    return openPostgres(options.databaseUrl, options.poolSize ?? 10, options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS, {
+      lockTimeoutMs: options.lockTimeoutMs ?? DEFAULT_SESSION_LIMITS.lockTimeoutMs,
+      statementTimeoutMs: options.statementTimeoutMs ?? DEFAULT_SESSION_LIMITS.statementTimeoutMs,
+      idleTransactionTimeoutMs: options.idleTransactionTimeoutMs ?? DEFAULT_SESSION_LIMITS.idleTransactionTimeoutMs,
+    });
   }
   mkdirSync(options.dataDir, { recursive: true });
   const file = path.join(options.dataDir, SQLITE_FILE_NAME);
@@ -110,27 +133,34 @@ export function openStore(options: OpenStoreOptions): Store {
     // Kysely's destroy() skips a driver that never ran a query: the file would stay open.
     connection.close();
   };
-  return { db, dialect: 'sqlite', file, changeToken: () => connection.changeToken(), close };
+  const ping = async () => {
+    await sql`select 1`.execute(db);
+  };
+  return { db, dialect: 'sqlite', file, changeToken: () => connection.changeToken(), ping, close };
 }
 
-function openPostgres(
-  connectionString: string,
-  max: number,
-  idleTransactionTimeoutMs: number,
-  connectTimeoutMs: number,
-): Store {
-  const pool = new pg.Pool({
-    connectionString,
-    max,
-    idle_in_transaction_session_timeout: idleTransactionTimeoutMs,
+/** bigint columns hold counts and unix times that fit a JS number. */
+const PG_TYPES = {
+  getTypeParser: (oid: number, format?: 'text' | 'binary') =>
+    oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text'),
+} as pg.CustomTypesConfig;
+
+function openPostgres(databaseUrl: string, max: number, connectTimeoutMs: number, limits: SessionLimits): Store {
+  const url = parsePostgresUrl(databaseUrl);
+  const hosts = new HostList(url);
+  const Pool = hostListPool(hosts, url.hosts.length);
+  const Client = boundedClient({ connectTimeoutMs, replyDeadlineMs: replyDeadlineMs(limits), target: hosts });
+  const clientConfig = (sessionLimits: SessionLimits) => ({
+    ...sessionParameters(sessionLimits, url.options),
     ...PG_CONNECTION_OPTIONS,
-    Client: timedClient(connectTimeoutMs),
-    // bigint columns hold counts and unix times that fit a JS number.
-    types: {
-      getTypeParser: (oid: number, format?: 'text' | 'binary') =>
-        oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text'),
-    } as pg.CustomTypesConfig,
+    Client:
+      sessionLimits === limits
+        ? Client
+        : boundedClient({ connectTimeoutMs, replyDeadlineMs: replyDeadlineMs(sessionLimits), target: hosts }),
   });
+  const poolOf = (size: number, sessionLimits: SessionLimits) =>
+    new Pool({ max: size, ...clientConfig(sessionLimits), types: PG_TYPES });
+  const pool = poolOf(max, limits);
   let logger: StoreLogger = stderrLogger;
   const reporter: StoreLogger = { warn: (obj, msg) => logger.warn(obj, msg) };
   // A connection PostgreSQL ends (a restart or failover, pg_terminate_backend, a timeout, a cut
@@ -138,14 +168,15 @@ function openPostgres(
   // listening, either ends the process. The pool drops such a connection and opens another when
   // one is next needed; a query that was running on it fails on its own (logged here with the
   // cause, e.g. the idle-transaction timeout, which that failure does not name).
-  pool.on('connect', (client) => {
+  const reportLost = (client: pg.Client) => {
     let reported = false;
     client.on('error', (error) => {
       if (reported) return;
       reported = true;
       reporter.warn({ err: safeError(error) }, 'a PostgreSQL connection was lost; the pool replaces it');
     });
-  });
+  };
+  pool.on('connect', reportLost);
   pool.on('error', () => {}); // an idle client's error, reported above
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   let preparing = true;
@@ -153,6 +184,7 @@ function openPostgres(
     db,
     dialect: 'postgres',
     changeToken: () => undefined,
+    transactionHeartbeatMs: heartbeatFor(limits.idleTransactionTimeoutMs),
     prepared: async <R>(name: string, sql: string, parameters: readonly unknown[]) => {
       if (preparing) {
         try {
@@ -166,13 +198,43 @@ function openPostgres(
       return (await pool.query(sql, [...parameters])).rows as R[];
     },
     listen: (channel, onMessage, onReconnect) =>
-      listenForever(connectionString, channel, onMessage, onReconnect, reporter),
+      listenForever(() => clientConfig(limits), channel, onMessage, onReconnect, reporter),
+    ping: async () => {
+      const client = new Client(clientConfig(limits));
+      client.on('error', () => {}); // the failure of the query or connect says it
+      try {
+        await client.connect();
+        await client.query('select 1');
+      } finally {
+        client.end().catch(() => {});
+      }
+    },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     useLogger: (next) => {
       logger = next;
     },
+    // Migrations may rebuild large tables: no statement or lock bound, on a connection of their own.
+    unbounded: async (work) => {
+      const migrationPool = poolOf(1, { lockTimeoutMs: 0, statementTimeoutMs: 0, idleTransactionTimeoutMs: 0 });
+      migrationPool.on('connect', reportLost);
+      migrationPool.on('error', () => {});
+      const migrationDb = new Kysely<DB>({ dialect: new PostgresDialect({ pool: migrationPool }) });
+      try {
+        return await work(migrationDb);
+      } finally {
+        await migrationDb.destroy();
+      }
+    },
     close: () => db.destroy(),
   };
+}
+
+/**
+ * How often a transaction that waits on this node shows PostgreSQL it is alive: a third of the
+ * idle-in-transaction timeout, so two beats may be late before the server ends the session.
+ */
+function heartbeatFor(idleTransactionTimeoutMs: number): number | undefined {
+  return idleTransactionTimeoutMs > 0 ? Math.max(100, Math.floor(idleTransactionTimeoutMs / 3)) : undefined;
 }
 
 /**
@@ -204,21 +266,27 @@ export function safeError(error: Error & { code?: string }): { type: string; mes
 export function describeStore(store: Pick<Store, 'dialect' | 'file'>, databaseUrl?: string): string {
   if (store.dialect === 'sqlite') return `SQLite file ${store.file}`;
   if (!databaseUrl) return 'PostgreSQL';
-  const url = new URL(databaseUrl);
+  const hosts = parsePostgresUrl(databaseUrl).hosts.map((host) => new URL(host));
+  const url = hosts[0];
   const user = url.username ? `${decodeURIComponent(url.username)}@` : '';
-  return `PostgreSQL ${user}${url.hostname}:${url.port || '5432'}${decodeURIComponent(url.pathname)}`;
+  const where = hosts.map((host) => `${host.hostname}:${host.port || '5432'}`).join(',');
+  return `PostgreSQL ${user}${where}${decodeURIComponent(url.pathname)}`;
 }
 
 /** Runs pending migrations; a second run is a no-op. Throws with the failing migration's name. */
 export async function migrateToLatest(store: Store): Promise<string[]> {
+  return store.unbounded ? store.unbounded((db) => migrate(db, store.dialect)) : migrate(store.db, store.dialect);
+}
+
+async function migrate(db: Kysely<DB>, dialect: Dialect): Promise<string[]> {
   // Kysely looks for its bookkeeping tables in every schema; pin them to the schema this
   // connection writes to, so several deployments (or test runs) can share one database.
   const schema =
-    store.dialect === 'postgres'
-      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(store.db)).rows[0]?.schema
+    dialect === 'postgres'
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
       : undefined;
   const migrator = new Migrator({
-    db: store.db,
+    db,
     provider: migrationProvider,
     ...(schema ? { migrationTableSchema: schema } : {}),
   });

@@ -1,30 +1,9 @@
-import net from 'node:net';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
+import { tcpProxy } from '../../test/helpers/tcp-proxy.js';
 import { listenForever } from './pg-listener.js';
 
 const databaseUrl = process.env.TEST_DATABASE_URL;
-
-/**
- * A TCP proxy in front of PostgreSQL that drops connections while `refusing` (PostgreSQL starting,
- * failing over, or out of reach), and forwards them otherwise.
- */
-async function flakyProxy(target: URL) {
-  const state = { refusing: true, connections: 0 };
-  const server = net.createServer((socket) => {
-    state.connections++;
-    if (state.refusing) return socket.destroy();
-    const upstream = net.connect(Number(target.port || 5432), target.hostname);
-    socket.pipe(upstream).pipe(socket);
-    socket.on('error', () => upstream.destroy());
-    upstream.on('error', () => socket.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = new URL(target);
-  url.hostname = '127.0.0.1';
-  url.port = String((server.address() as net.AddressInfo).port);
-  return { state, url: url.toString(), close: () => new Promise((resolve) => server.close(resolve)) };
-}
 
 describe.skipIf(!databaseUrl)('listenForever (PostgreSQL)', () => {
   const cleanups: (() => Promise<unknown>)[] = [];
@@ -33,7 +12,7 @@ describe.skipIf(!databaseUrl)('listenForever (PostgreSQL)', () => {
   });
 
   it('keeps trying when PostgreSQL cannot be reached at first, then hears notifications', async () => {
-    const proxy = await flakyProxy(new URL(databaseUrl!));
+    const proxy = await tcpProxy(databaseUrl!, 'refuse');
     cleanups.push(proxy.close);
     const heard: string[] = [];
     const warnings: string[] = [];
@@ -48,8 +27,8 @@ describe.skipIf(!databaseUrl)('listenForever (PostgreSQL)', () => {
     );
     cleanups.push(stop);
     expect(warnings).toEqual(['listening for notifications from PostgreSQL failed; retrying']);
-    await expect.poll(() => proxy.state.connections).toBeGreaterThan(1); // retried, still refused
-    proxy.state.refusing = false;
+    await expect.poll(() => proxy.connections).toBeGreaterThan(1); // retried, still refused
+    proxy.setMode('forward');
     await expect.poll(() => reconnected, { timeout: 15_000 }).toBe(1);
 
     const sender = new pg.Client({ connectionString: databaseUrl });

@@ -6,6 +6,16 @@ import { CONNECT_TIMEOUT_MS, PG_CONNECTION_OPTIONS } from './pg-connection-optio
 const RECONNECT = { baseMs: 250, maxMs: 10_000 };
 
 /**
+ * How often the listening connection, otherwise idle, sends a statement: with a reply deadline
+ * (see boundedClient) that finds a silent host within seconds, where TCP keepalive would take the
+ * system's probes (minutes).
+ */
+const PING_MS = 5_000;
+
+/** How to open the listening connection: a URL, or a config (with a client class) per attempt. */
+export type ListenerConnection = string | (() => pg.ClientConfig & { Client?: typeof pg.Client });
+
+/**
  * LISTEN on one channel over a dedicated connection (a pooled one cannot hold a LISTEN), with
  * reconnection: after a lost connection it reconnects with backoff and calls `onReconnect`, since
  * notifications sent meanwhile are lost. Resolves once listening, or once a first attempt failed
@@ -13,7 +23,7 @@ const RECONNECT = { baseMs: 250, maxMs: 10_000 };
  * `onReconnect` tells when it listens. The result stops it.
  */
 export async function listenForever(
-  connectionString: string,
+  connection: ListenerConnection,
   channel: string,
   onMessage: (payload: string) => void,
   onReconnect: () => void,
@@ -24,10 +34,14 @@ export async function listenForever(
   /** Attempts to reconnect since the connection was last up. */
   let failures = 0;
   let timer: NodeJS.Timeout | undefined;
+  const ping = setInterval(() => client?.query('select 1').catch(() => {}), PING_MS);
+  ping.unref();
 
   const connect = async (): Promise<void> => {
-    const next = new pg.Client({
-      connectionString,
+    const { Client = pg.Client, ...config } =
+      typeof connection === 'string' ? { connectionString: connection } : connection();
+    const next = new Client({
+      ...config,
       ...PG_CONNECTION_OPTIONS,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     });
@@ -89,6 +103,7 @@ export async function listenForever(
   return async () => {
     stopped = true;
     clearTimeout(timer);
+    clearInterval(ping);
     await client?.end().catch(() => {});
     client = undefined;
   };

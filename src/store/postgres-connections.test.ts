@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestStore, type TestStore } from '../../test/helpers/store.js';
+import { tcpProxy } from '../../test/helpers/tcp-proxy.js';
 import { openStore, type Store } from './database.js';
 import { isStoreUnavailable } from './store-unavailable.js';
 
@@ -124,5 +125,66 @@ describe.skipIf(!onPostgres)('lost PostgreSQL connections (PostgreSQL)', () => {
     expect(await stuckOutcome).toBe('failed');
     const { rows } = await sql<{ n: number }>`select n from lock_probe where id = 1`.execute(other.db);
     expect(rows[0].n).toBe(1);
+  });
+
+  it('a statement whose answer never comes (a silent network) fails as the store unreachable, and the pool recovers', async () => {
+    const proxy = await tcpProxy(testStore.databaseUrl!);
+    try {
+      // A statement timeout of 100 ms: the answer is given up a few seconds after it.
+      const store = openStore({ dataDir: testStore.dataDir, databaseUrl: proxy.url, statementTimeoutMs: 100 });
+      store.useLogger?.({ warn() {} });
+      opened.push(store);
+      await sql`select 1`.execute(store.db);
+      proxy.setMode('silent');
+      const error = await sql`select 1`.execute(store.db).then(
+        () => undefined,
+        (failure: unknown) => failure,
+      );
+      expect(isStoreUnavailable(error)).toBe(true);
+      proxy.setMode('forward');
+      const { rows } = await sql<{ one: number }>`select 1 as one`.execute(store.db);
+      expect(rows).toEqual([{ one: 1 }]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('sessions get the configured lock, statement and idle-transaction timeouts', async () => {
+    const store = openStore({
+      dataDir: testStore.dataDir,
+      databaseUrl: testStore.databaseUrl,
+      lockTimeoutMs: 1234,
+      statementTimeoutMs: 5678,
+      idleTransactionTimeoutMs: 4321,
+    });
+    opened.push(store);
+    const { rows } = await sql<Record<string, string>>`select current_setting('lock_timeout') as lock,
+      current_setting('statement_timeout') as statement,
+      current_setting('idle_in_transaction_session_timeout') as idle,
+      current_setting('tcp_keepalives_idle') as keepalive,
+      current_schema() as schema`.execute(store.db);
+    expect(rows[0]).toEqual({
+      lock: '1234ms',
+      statement: '5678ms',
+      idle: '4321ms',
+      keepalive: '5',
+      schema: new URL(testStore.databaseUrl!).searchParams.get('options')!.split('=')[1],
+    });
+  });
+
+  it('with several hosts, a connection goes to the next host when one cannot be reached', async () => {
+    const down = await tcpProxy(testStore.databaseUrl!, 'refuse');
+    try {
+      const url = new URL(testStore.databaseUrl!);
+      const both = testStore.databaseUrl!.replace(url.host, `127.0.0.1:${down.port},${url.host}`);
+      const store = openStore({ dataDir: testStore.dataDir, databaseUrl: both });
+      store.useLogger?.({ warn() {} });
+      opened.push(store);
+      const { rows } = await sql<{ one: number }>`select 1 as one`.execute(store.db);
+      expect(rows).toEqual([{ one: 1 }]);
+      expect(down.connections).toBe(1);
+    } finally {
+      await down.close();
+    }
   });
 });

@@ -18,11 +18,16 @@ export async function createTestApp(
   const config = loadConfig(
     { dataDir: testStore.dataDir, databaseUrl: testStore.databaseUrl },
     {
-      LOG_LEVEL: 'silent',
+      LOG_LEVEL: process.env.DEBUG_LOG ?? 'silent',
       ...options.env,
     },
   );
-  const app = await buildApp({ config, store: testStore.store, clock: options.clock, logger: false });
+  const app = await buildApp({
+    config,
+    store: testStore.store,
+    clock: options.clock,
+    logger: process.env.DEBUG_LOG ? {} : false,
+  });
   await app.ready();
   return {
     ...testStore,

@@ -6,7 +6,7 @@ import { buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { SearchEngine } from '../../src/engine/contract.js';
 import type { Clock } from '../../src/services/clock.js';
-import { openStore } from '../../src/store/database.js';
+import { openStore, storeOptions } from '../../src/store/database.js';
 import { createTestStore, type TestStore } from './store.js';
 
 /** One node of a deployment: an app with its own data dir over the shared (PostgreSQL) store. */
@@ -45,7 +45,7 @@ export async function createCluster(
         { dataDir, databaseUrl: store.databaseUrl },
         { LOG_LEVEL: process.env.DEBUG_LOG ?? 'silent', ...env, ...options.env },
       );
-      const nodeStore = openStore({ dataDir, databaseUrl: store.databaseUrl });
+      const nodeStore = openStore(storeOptions(config));
       const engine = options.engine?.(config);
       const app = await buildApp({
         config,

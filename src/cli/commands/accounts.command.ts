@@ -19,14 +19,15 @@ async function withAccounts<T>(
 ): Promise<T> {
   const config = configFrom(flags);
   // Loaded here, not at the top: the network commands need none of the store's modules.
-  const [{ AccountService }, { migrateToLatest, missingStoreFile, openStore }, { ReadCache }] = await Promise.all([
-    import('../../services/account.service.js'),
-    import('../../store/database.js'),
-    import('../../store/read-cache.js'),
-  ]);
+  const [{ AccountService }, { migrateToLatest, missingStoreFile, openStore, storeOptions }, { ReadCache }] =
+    await Promise.all([
+      import('../../services/account.service.js'),
+      import('../../store/database.js'),
+      import('../../store/read-cache.js'),
+    ]);
   const missing = readOnly ? missingStoreFile(config) : undefined;
   if (missing) throw noStoreError(missing);
-  const store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+  const store = openStore(storeOptions(config));
   try {
     // So that the CLI also works on a data dir no server has started on yet.
     await migrateToLatest(store);

@@ -43,11 +43,13 @@ export function indexesCommand(): Command {
  */
 async function listIndexesLocal(flags: ListFlags, asked: boolean): Promise<void> {
   const config = configFrom(flags);
-  const [{ migrateToLatest, missingStoreFile, openStore }, { listSearchIndexes, listSearchIndexesOfAll }] =
-    await Promise.all([
-      import('../../store/database.js'),
-      import('../../store/repositories/search-index.repository.js'),
-    ]);
+  const [
+    { migrateToLatest, missingStoreFile, openStore, storeOptions },
+    { listSearchIndexes, listSearchIndexesOfAll },
+  ] = await Promise.all([
+    import('../../store/database.js'),
+    import('../../store/repositories/search-index.repository.js'),
+  ]);
   const missing = missingStoreFile(config);
   if (missing && asked) throw noStoreError(missing);
   if (missing) {
@@ -56,7 +58,7 @@ async function listIndexesLocal(flags: ListFlags, asked: boolean): Promise<void>
     );
   }
   const base = config.publicUrl ?? `http://${config.host}:${config.port}`;
-  const store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+  const store = openStore(storeOptions(config));
   try {
     await migrateToLatest(store);
     const rows = flags.email ? await listSearchIndexes(store.db, flags.email) : await listSearchIndexesOfAll(store.db);

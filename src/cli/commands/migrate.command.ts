@@ -7,8 +7,8 @@ export function migrateCommand(): Command {
     .description('apply pending database migrations (a no-op when up to date)')
     .action(async (flags) => {
       const config = configFrom(flags);
-      const { migrateToLatest, openStore } = await import('../../store/database.js');
-      const store = openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+      const { migrateToLatest, openStore, storeOptions } = await import('../../store/database.js');
+      const store = openStore(storeOptions(config));
       try {
         printJson({ applied: await migrateToLatest(store) });
       } finally {

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { checkVectorLimit, type PreparedDocument } from '../query/document-validation.js';
 import { openFailure } from './descriptor-probe.js';
 import { SCHEMA, UNEMBEDDED_META, WITHOUT_VECTOR } from './document-schema.js';
+import { droppedNativeMemory } from './idle-collection.js';
 import { encodeVector, storedCode, type VectorCode } from './vector-codes.js';
 
 /**
@@ -9,6 +10,13 @@ import { encodeVector, storedCode, type VectorCode } from './vector-codes.js';
  * hot, and filters compiled to SQL take the rest. A statement costs tens of KB plus its SQL.
  */
 export const STATEMENT_CACHE = { maxStatements: 64, maxSqlChars: 512 * 1024 } as const;
+
+/**
+ * What an evicted statement is counted as holding until it is collected: its compiled program,
+ * estimated at a few bytes per character of SQL (filters' SQL compiles to several opcodes per
+ * condition), plus a fixed part.
+ */
+const statementBytes = (sql: string) => 2048 + 4 * sql.length;
 
 /** A written document version's vector, as it comes back to be stored. */
 export interface EmbeddedDocument {
@@ -88,7 +96,8 @@ export class DocumentStore {
    * SQL is built from constants, numeric ids and compiled filters (values are parameters), and a
    * filter's shape comes from the client, so without a bound every distinct filter would keep a
    * compiled statement alive for as long as the index stays open. An evicted statement is
-   * finalized by better-sqlite3 when it is garbage collected.
+   * finalized by better-sqlite3 when it is garbage collected, which {@link droppedNativeMemory}
+   * makes happen once evicted statements add up.
    */
   statement(sql: string): Database.Statement {
     let statement = this.statements.get(sql);
@@ -106,6 +115,7 @@ export class DocumentStore {
       const oldest = this.statements.keys().next().value!;
       this.statements.delete(oldest);
       this.statementChars -= oldest.length;
+      droppedNativeMemory.note(statementBytes(oldest));
     }
     return statement;
   }

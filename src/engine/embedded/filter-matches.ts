@@ -8,20 +8,32 @@ interface Entry {
   labels: Set<number>;
 }
 
+/** Labels kept in one index's cached match sets together, at most (a Set costs tens of bytes a label). */
+export const MAX_CACHED_LABELS = 1_000_000;
+
 /**
  * Which documents of a namespace match a filter. Computing that is a scan of the namespace
  * (a read of every document of the namespace), so results are kept for the most recently used
  * filters and maintained on every write (removed labels dropped, added labels checked with one
- * small query) rather than invalidated, which keeps repeated filters cheap under writes too.
+ * small query) rather than invalidated, which keeps repeated filters cheap under writes too. The
+ * cache is bounded in filters and in labels: a few broad filters over a large namespace must not
+ * hold the namespace's labels several times over.
  */
 export class FilterMatches {
   /** Map order doubles as LRU order. */
   private readonly entries = new Map<string, Entry>();
+  private labelCount = 0;
 
   constructor(
     private readonly store: DocumentStore,
     private readonly capacity = 8,
+    private readonly maxLabels = MAX_CACHED_LABELS,
   ) {}
+
+  /** Labels held by the cached sets now (for tests of the bound). */
+  get cachedLabels(): number {
+    return this.labelCount;
+  }
 
   /** Labels of the namespace's documents matching `filter` (keyed by its source text). */
   get(nsId: number, source: string, filter: SqlFragment): Set<number> {
@@ -33,8 +45,12 @@ export class FilterMatches {
       return cached.labels;
     }
     const labels = new Set(filterLabels(this.store, nsId, filter));
+    if (labels.size > this.maxLabels) return labels; // computed for this search only
     this.entries.set(key, { nsId, filter, labels });
-    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
+    this.labelCount += labels.size;
+    while (this.entries.size > this.capacity || (this.labelCount > this.maxLabels && this.entries.size > 0)) {
+      this.drop(this.entries.keys().next().value!);
+    }
     return labels;
   }
 
@@ -42,19 +58,32 @@ export class FilterMatches {
   changed(nsId: number, added: number[], removed: number[]): void {
     for (const entry of this.entries.values()) {
       if (entry.nsId !== nsId) continue;
-      for (const label of removed) entry.labels.delete(label);
+      for (const label of removed) if (entry.labels.delete(label)) this.labelCount--;
       if (added.length === 0) continue;
       const matching = this.store.labels(
         `SELECT label FROM documents d WHERE d.label IN (SELECT value FROM json_each(?)) AND (${entry.filter.sql})`,
         JSON.stringify(added),
         ...entry.filter.params,
       );
-      for (const label of matching) entry.labels.add(label);
+      for (const label of matching) {
+        if (entry.labels.has(label)) continue;
+        entry.labels.add(label);
+        this.labelCount++;
+      }
     }
+    // Writes may grow the sets past the bound: the least recently used go.
+    while (this.labelCount > this.maxLabels && this.entries.size > 0) this.drop(this.entries.keys().next().value!);
   }
 
   /** Drops the namespace's entries (reset, deleteNamespace). */
   forget(nsId: number): void {
-    for (const [key, entry] of this.entries) if (entry.nsId === nsId) this.entries.delete(key);
+    for (const [key, entry] of this.entries) if (entry.nsId === nsId) this.drop(key);
+  }
+
+  private drop(key: string): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.entries.delete(key);
+    this.labelCount -= entry.labels.size;
   }
 }

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, expect, test, vi } from 'vitest';
 import { exposedGc } from './exposed-gc.js';
-import { IdleCollection } from './idle-collection.js';
+import { DroppedNativeMemory, IdleCollection } from './idle-collection.js';
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -54,4 +54,21 @@ test("V8's gc is reachable without --expose-gc on the command line", () => {
   const gc = exposedGc();
   expect(typeof gc).toBe('function');
   gc?.();
+});
+
+test('collects once after the work that dropped native memory past the threshold, then counts again', async () => {
+  vi.useRealTimers();
+  const gc = vi.fn();
+  const dropped = new DroppedNativeMemory(gc, 1000);
+  dropped.note(600);
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(gc).not.toHaveBeenCalled();
+  dropped.note(600);
+  dropped.note(600);
+  expect(gc).not.toHaveBeenCalled(); // not in the middle of the work that dropped it
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(gc).toHaveBeenCalledTimes(1);
+  dropped.note(600);
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(gc).toHaveBeenCalledTimes(1);
 });

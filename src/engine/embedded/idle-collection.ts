@@ -48,3 +48,40 @@ export class IdleCollection {
 
 /** The process's one collector (garbage collection is per thread; writes all run on the main one). */
 export const idleCollection = new IdleCollection(collectGarbage);
+
+/** Native memory dropped since the last collection that makes one worth it. */
+const DROPPED_NATIVE_BYTES = 8 * 1024 * 1024;
+
+/**
+ * One full garbage collection once objects dropped from caches hold this much native memory.
+ * A prepared statement evicted from a cache frees its compiled program (SQLite's memory, which V8
+ * does not see) only when V8 collects the statement object, and V8, seeing a few bytes per
+ * statement, may let tens of MB of them wait: a client sending thousands of distinct filter shapes
+ * would grow the process by all of it. Counting what was dropped bounds it at this much.
+ */
+export class DroppedNativeMemory {
+  private dropped = 0;
+  private scheduled = false;
+
+  constructor(
+    private readonly gc: (() => void) | undefined,
+    private readonly thresholdBytes = DROPPED_NATIVE_BYTES,
+  ) {}
+
+  /** Records `bytes` of native memory held by an object just dropped. */
+  note(bytes: number): void {
+    if (!this.gc) return;
+    this.dropped += bytes;
+    if (this.dropped < this.thresholdBytes || this.scheduled) return;
+    this.scheduled = true;
+    // After the work that dropped them, not in the middle of a request's statements.
+    setImmediate(() => {
+      this.scheduled = false;
+      this.dropped = 0;
+      this.gc?.();
+    }).unref();
+  }
+}
+
+/** The main thread's account of dropped native memory (statements are prepared there). */
+export const droppedNativeMemory = new DroppedNativeMemory(collectGarbage);

@@ -20,6 +20,8 @@ export interface PostgresEngineOptions extends EmbeddedEngineOptions {
   /** Notifications from other nodes; without it, drops by other nodes are noticed by the periodic sweep only. */
   listen?: Listen;
   clock?: () => number;
+  /** How often a transaction waiting on this node sends a statement (see withHeartbeat). */
+  heartbeatMs?: number;
   /** How long removals stay in the change log (default 7 days); replicas older than that rebuild. */
   removalRetentionMs?: number;
   /** How often this node prunes the change log and looks for data of deleted indexes (default 10 min). */
@@ -47,7 +49,7 @@ export function createPostgresEngine(options: PostgresEngineOptions): SearchEngi
   const replicaOf = (indexId: string): Replica => {
     let replica = replicas.get(indexId);
     if (!replica) {
-      replica = new Replica(indexId, options.db, local, logger);
+      replica = new Replica(indexId, options.db, local, logger, options.heartbeatMs);
       replicas.set(indexId, replica);
       if (replicas.size > MAX_REPLICAS) {
         for (const [id, candidate] of replicas) {

@@ -2,11 +2,11 @@ import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../store/schema.js';
 
 /**
- * How often a transaction that waits on this node sends PostgreSQL a statement: well inside the
- * idle-in-transaction timeout (60 s, see store/database.ts) that ends the session of a node frozen
- * mid-write or mid-read.
+ * How often a transaction that waits on this node sends PostgreSQL a statement when the store does
+ * not say (see Store.transactionHeartbeatMs): inside the default idle-in-transaction timeout that
+ * ends the session of a node frozen mid-write or mid-read.
  */
-export const HEARTBEAT_MS = 15_000;
+export const HEARTBEAT_MS = 1_500;
 
 /**
  * Runs `work` in `trx` and meanwhile sends a statement every `intervalMs`. A write holds its

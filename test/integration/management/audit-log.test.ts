@@ -119,6 +119,15 @@ describe('every management change is recorded, reads and refusals are not', () =
 });
 
 describe('GET /v2/auditlogs', () => {
+  test('changes made within one millisecond are listed newest first too', async () => {
+    clock.advance(1000);
+    const since = clock.now();
+    const names = Array.from({ length: 12 }, (_, i) => `same-ms-${i}`);
+    for (const name of names) await createIndex(ctx.app, account, { name });
+    const listed = (await entries(`?from=${since}&limit=100`)).data.map((entry) => entry.details.name);
+    expect(listed).toEqual([...names].reverse());
+  });
+
   test('from (inclusive) and to (exclusive) select a time range; pages follow newest first', async () => {
     const start = clock.now() + 60_000;
     clock.set(start);

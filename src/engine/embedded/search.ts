@@ -127,23 +127,32 @@ export async function search(
   // documents), and `1` asks for no full-text ranking.
   const textPart =
     weight > 0 && weight < 1
-      ? rankWithFeedback(context, text, analyzed, Math.max(depth, FEEDBACK_POOL), matches, statistics)
+      ? expandFromFeedback(context, text, analyzed, Math.max(depth, FEEDBACK_POOL), matches, statistics)
       : text
           .search(analyzed, weight === 1 ? Math.max(depth, VECTOR_TEXT_CANDIDATES) : depth, matches, statistics)
-          .then((top) => ({ top, analyzed, statistics }));
+          .then((pool) => ({ pool, analyzed, statistics, expanded: false }));
   const [semanticMatches, textSide] = await Promise.all([semanticPart, textPart]);
-  const textTop = textSide.top;
   // A write sent before this search that a shard failed to take: its answer may miss the write.
   if (text.lost) throw new LostShardError(text.lostBecause);
   const semantic = new Map(semanticMatches.map((m) => [m.label, m.score]));
-  const textScores = new Map(textTop.map((m) => [m.label, m.score]));
+  let textTop = textSide.pool;
+  const textScores = new Map<number, number>();
   if (weight > 0 && weight < 1) {
-    const unscored = [...semantic.keys()].filter((label) => !textScores.has(label));
-    if (unscored.length > 0) {
-      const scores = await text.scores(textSide.analyzed, unscored, textSide.statistics);
-      for (const [label, score] of scores) textScores.set(label, score);
+    const inPool = new Set(textTop.map((m) => m.label));
+    const unscored = [...semantic.keys()].filter((label) => !inPool.has(label));
+    // An expanded query scores its pool again beside the vector side's candidates, in one round.
+    const asked = textSide.expanded ? [...inPool, ...unscored] : unscored;
+    const scores = asked.length > 0 ? await text.scores(textSide.analyzed, asked, textSide.statistics) : undefined;
+    if (textSide.expanded) {
+      // Each of the pool holds a word of the query, so the expanded query scores it above 0.
+      textTop = textTop.map(({ label }) => ({ label, score: scores?.get(label) ?? 0 })).sort(bestFirst);
+    }
+    for (const label of unscored) {
+      const score = scores?.get(label);
+      if (score !== undefined) textScores.set(label, score);
     }
   }
+  for (const { label, score } of textTop) textScores.set(label, score);
   const wanted = request.reranking ? Math.max(request.topK, RERANK_WINDOW) : request.topK;
   const { window, rows } = await turn(() => {
     if (queryVector) {
@@ -188,21 +197,21 @@ export async function search(
 }
 
 /**
- * The full-text top `n` by BM25 of the query, scored and ordered again by the query expanded from
- * its best matches (query/feedback.ts), with the expanded query and its statistics (to score other
- * candidates alike). A query with no more matches than the feedback takes is not expanded: all of
- * its matches would be the feedback, and there is nothing to tell apart by what they share.
+ * The full-text top `n` by BM25 of the query (the pool the caller scores again), with the query
+ * expanded from its best matches (query/feedback.ts) and its statistics. A query with no more
+ * matches than the feedback takes is not expanded (`expanded` false): all of its matches would be
+ * the feedback, and there is nothing to tell apart by what they share.
  */
-async function rankWithFeedback(
+async function expandFromFeedback(
   context: SearchContext,
   text: ShardedText,
   analyzed: AnalyzedQuery,
   n: number,
   matches: Set<number> | undefined,
   statistics: QueryStatistics,
-): Promise<{ top: Scored[]; analyzed: AnalyzedQuery; statistics: SummedStatistics }> {
+): Promise<{ pool: Scored[]; analyzed: AnalyzedQuery; statistics: SummedStatistics; expanded: boolean }> {
   const pool = await text.search(analyzed, n, matches, statistics);
-  const unexpanded = { top: pool, analyzed, statistics };
+  const unexpanded = { pool, analyzed, statistics, expanded: false };
   if (pool.length <= FEEDBACK_DOCUMENTS) return unexpanded;
   const best = pool.slice(0, FEEDBACK_DOCUMENTS);
   const feedback = await context.turn(() => {
@@ -217,16 +226,9 @@ async function rankWithFeedback(
       .map(({ label, score }) => ({ score, fields: textFields(JSON.parse(rows.get(label)!.content!) as JsonObject) }));
   });
   const expanded = await text.expand(analyzed, feedback);
+  // expandQuery adds `selecting` when it adds terms; a query it leaves alone comes back without.
   if (expanded.selecting === undefined) return unexpanded;
-  const expandedStatistics = await text.statistics(expanded.terms);
-  const scores = await text.scores(
-    expanded,
-    pool.map((match) => match.label),
-    expandedStatistics,
-  );
-  // Each of the pool holds a word of the query, so the expanded query scores it above 0.
-  const top = pool.map(({ label }) => ({ label, score: scores.get(label) ?? 0 })).sort(bestFirst);
-  return { top, analyzed: expanded, statistics: expandedStatistics };
+  return { pool, analyzed: expanded, statistics: await text.statistics(expanded.terms), expanded: true };
 }
 
 /** A search ran on a namespace whose full-text index lost part of itself (see ShardedText.lost). */

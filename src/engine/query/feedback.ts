@@ -58,10 +58,9 @@ export function expandQuery(query: AnalyzedQuery, feedback: readonly FeedbackDoc
     }
   });
   const added = [...probabilities.values()]
-    .sort((x, y) => y.probability - x.probability || (x.text < y.text ? -1 : x.text > y.text ? 1 : 0))
-    .slice(0, FEEDBACK_TERMS)
-    .map((entry): [string, { probability: number; surface: string }] => [entry.text, entry]);
-  const mass = added.reduce((sum, [, entry]) => sum + entry.probability, 0);
+    .sort((x, y) => y.probability - x.probability || byText(x, y))
+    .slice(0, FEEDBACK_TERMS);
+  const mass = added.reduce((sum, entry) => sum + entry.probability, 0);
   if (mass === 0) return query;
 
   const scale = ((FEEDBACK_WEIGHT / (1 - FEEDBACK_WEIGHT)) * content) / mass;
@@ -69,16 +68,20 @@ export function expandQuery(query: AnalyzedQuery, feedback: readonly FeedbackDoc
   const words = [...query.words];
   const weights = query.terms.map((_, i) => query.weights?.[i] ?? 1);
   const position = new Map(terms.map((term, i) => [term, i]));
-  for (const [term, { probability, surface }] of added.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    const at = position.get(term);
+  for (const { text, probability, surface } of added.sort(byText)) {
+    const at = position.get(text);
     if (at !== undefined) {
       weights[at] += probability * scale;
     } else {
-      terms.push(term);
+      terms.push(text);
       words.push(surface);
       weights.push(probability * scale);
     }
   }
   // The added terms rank the documents the user's words match; they bring in none of their own.
   return { terms, words, weights, selecting: query.terms.length };
+}
+
+function byText(x: { text: string }, y: { text: string }): number {
+  return x.text < y.text ? -1 : x.text > y.text ? 1 : 0;
 }

@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { ExpressionBuilder, Kysely, Transaction, UpdateObject } from 'kysely';
 import type { Store } from '../database.js';
 import { afterPosition } from '../keyset.js';
 import type { DB, SearchIndexesTable } from '../schema.js';
@@ -117,15 +117,27 @@ export async function countSearchIndexesOfType(db: Executor, customerId: string,
   return Number(row.n);
 }
 
-export async function updateOwnedSearchIndex(
+export function updateOwnedSearchIndex(
   db: Executor,
   customerId: string,
   id: string,
   changes: Partial<Pick<SearchIndexRow, 'name' | 'token' | 'read_only_token'>>,
 ): Promise<boolean> {
+  return updateOwned(db, customerId, id, changes);
+}
+
+type IndexUpdate = UpdateObject<DB, 'search_indexes'>;
+
+/** Applies `set` to index `id` when `customerId` owns it; whether it did. */
+async function updateOwned(
+  db: Executor,
+  customerId: string,
+  id: string,
+  set: IndexUpdate | ((eb: ExpressionBuilder<DB, 'search_indexes'>) => IndexUpdate),
+): Promise<boolean> {
   const result = await db
     .updateTable('search_indexes')
-    .set(changes)
+    .set(set)
     .where('id', '=', id)
     .where('customer_id', '=', customerId)
     .executeTakeFirst();
@@ -137,41 +149,29 @@ export async function updateOwnedSearchIndex(
  * tokens until then, read and replaced in the same statement so no rotation in between is lost;
  * without, any previous tokens are dropped.
  */
-export async function rotateOwnedSearchIndexTokens(
+export function rotateOwnedSearchIndexTokens(
   db: Executor,
   customerId: string,
   id: string,
   tokens: Pick<SearchIndexRow, 'token' | 'read_only_token'>,
   graceUntil: number | null,
 ): Promise<boolean> {
-  const result = await db
-    .updateTable('search_indexes')
-    .set((eb) => ({
-      ...tokens,
-      previous_token: graceUntil === null ? null : eb.ref('token'),
-      previous_read_only_token: graceUntil === null ? null : eb.ref('read_only_token'),
-      previous_tokens_expire_at: graceUntil,
-    }))
-    .where('id', '=', id)
-    .where('customer_id', '=', customerId)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+  return updateOwned(db, customerId, id, (eb) => ({
+    ...tokens,
+    previous_token: graceUntil === null ? null : eb.ref('token'),
+    previous_read_only_token: graceUntil === null ? null : eb.ref('read_only_token'),
+    previous_tokens_expire_at: graceUntil,
+  }));
 }
 
 /** Gives an owned index to another account. */
-export async function moveOwnedSearchIndex(
+export function moveOwnedSearchIndex(
   db: Executor,
   customerId: string,
   id: string,
   targetAccount: string,
 ): Promise<boolean> {
-  const result = await db
-    .updateTable('search_indexes')
-    .set({ customer_id: targetAccount })
-    .where('id', '=', id)
-    .where('customer_id', '=', customerId)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+  return updateOwned(db, customerId, id, { customer_id: targetAccount });
 }
 
 export async function deleteOwnedSearchIndex(db: Executor, customerId: string, id: string): Promise<boolean> {

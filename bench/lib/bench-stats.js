@@ -22,12 +22,12 @@ export function latencySummary(times) {
   };
 }
 
-/** Runs `once(item)` for every item in order, timing each; resolves to the latencies (ms). */
+/** Runs `once(item, i)` for every item in order, timing each; resolves to the latencies (ms). */
 export async function timeEach(items, once) {
   const times = [];
-  for (const item of items) {
+  for (const [i, item] of items.entries()) {
     const start = performance.now();
-    await once(item);
+    await once(item, i);
     times.push(performance.now() - start);
   }
   return times;

@@ -28,6 +28,7 @@ export function printRunTable(run, settings, log) {
     row('searchplane HTTP, full text (w 0)', sp, 'fullText', true);
     row('searchplane HTTP, default request', sp, 'default', false);
     row('searchplane HTTP, vector (w 1)', sp, 'vector', false);
+    if (sp.modes.filtered) row('searchplane HTTP, full text + filter', sp, 'filtered', false);
   }
   if (fts5) row('SQLite FTS5, porter + bm25()', fts5, 'fullText', true);
   if (peer) row('LanceDB full-text index', peer, 'fullText', true);

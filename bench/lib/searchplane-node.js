@@ -90,4 +90,14 @@ export const SEARCH_MODES = {
   // enrichment on are the server's defaults.
   default: (query) => ({ query, topK: 10, includeData: true, includeMetadata: true }),
   vector: (query) => ({ query, topK: 10, includeData: true, semanticWeight: 1, inputEnrichment: false }),
+  // Full text within documents whose title starts with the query's first letter, a filter of the
+  // query's own (the `!=` never holds), so that no two share a cached match set: each search scans.
+  filtered: (query, i) => ({
+    query,
+    topK: 10,
+    includeData: true,
+    semanticWeight: 0,
+    inputEnrichment: false,
+    filter: `title GLOB '${query[0].toUpperCase()}*' AND title != 'query ${i}'`,
+  }),
 };

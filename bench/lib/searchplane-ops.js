@@ -44,8 +44,8 @@ export async function waitIndexed(client, { intervalMs = 200 } = {}) {
 /** Single-client latencies of one request per query; `{ count, p50, p95, mean, hits }` (hits: results per query). */
 export async function timeSearches(client, queries, makeBody) {
   const hits = [];
-  const times = await timeEach(queries, async (query) => {
-    hits.push(await client.post('/search/bench', makeBody(query)));
+  const times = await timeEach(queries, async (query, i) => {
+    hits.push(await client.post('/search/bench', makeBody(query, i)));
   });
   const avgHits = hits.reduce((sum, list) => sum + list.length, 0) / Math.max(1, hits.length);
   return { ...latencySummary(times), avgHits, hits };

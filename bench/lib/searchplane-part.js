@@ -7,6 +7,9 @@ import { jsonClient } from './http-json.js';
 import { createIndex, SEARCH_MODES, startSearchplane } from './searchplane-node.js';
 import { ingest, searchThroughput, timeSearches, waitIndexed } from './searchplane-ops.js';
 
+/** Filtered searches timed: each scans the namespace, so a few dozen tell its cost. */
+const FILTERED_QUERIES = 30;
+
 /**
  * Runs the part on `total` documents (`documents()` iterates them), with a server whose data dir
  * is `workDir/name`; resolves to
@@ -43,6 +46,15 @@ export async function runSearchplanePart({ workDir, name, documents, total, quer
       progress(
         `${mode}: p50 ${latency.p50.toFixed(2)} ms, p95 ${latency.p95.toFixed(2)} ms, ${latency.avgHits} hits/query`,
       );
+    }
+    {
+      const { hits, ...latency } = await timeSearches(
+        client,
+        queries.slice(0, FILTERED_QUERIES),
+        SEARCH_MODES.filtered,
+      );
+      modes.filtered = latency;
+      progress(`filtered (each a scan): p50 ${latency.p50.toFixed(2)} ms, p95 ${latency.p95.toFixed(2)} ms`);
     }
     for (const mode of ['fullText', 'default']) {
       const load = await searchThroughput(index, queries, SEARCH_MODES[mode], {

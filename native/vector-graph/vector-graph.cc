@@ -4,7 +4,9 @@
 #include <napi.h>
 
 #include <cmath>
+#include <cstring>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <string>
 #include <unordered_set>
@@ -57,6 +59,7 @@ class VectorGraph : public Napi::ObjectWrap<VectorGraph> {
             InstanceMethod("add", &VectorGraph::add),
             InstanceMethod("remove", &VectorGraph::remove),
             InstanceMethod("search", &VectorGraph::search),
+            InstanceMethod("scores", &VectorGraph::scores),
             InstanceMethod("resize", &VectorGraph::resize),
             InstanceMethod("capacity", &VectorGraph::capacity),
             InstanceMethod("count", &VectorGraph::count),
@@ -252,6 +255,43 @@ class VectorGraph : public Napi::ObjectWrap<VectorGraph> {
     result.Set("labels", labels);
     result.Set("distances", distances);
     return result;
+  }
+
+  /**
+   * scores(query, labels): a Float64Array of each label's cosine with the (float) query, NaN for a
+   * label the graph does not hold or holds deleted. Computed as codeDot in vector-codes.ts computes
+   * it, component after component in double precision (where the product of a float and an 8-bit
+   * integer is exact, fused or not), then times the code's step: a score is the same bits whether
+   * this graph or SQLite held the code, so every node ranks alike.
+   */
+  Napi::Value scores(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!ready(env, false)) return env.Undefined();
+    const float* query = vectorArg(info, 0);
+    if (!query) return env.Undefined();
+    if (info.Length() < 2 || !info[1].IsTypedArray() ||
+        info[1].As<Napi::TypedArray>().TypedArrayType() != napi_float64_array) {
+      Napi::TypeError::New(env, "labels must be a Float64Array").ThrowAsJavaScriptException();
+      return env.Undefined();
+    }
+    Napi::Float64Array labels = info[1].As<Napi::Float64Array>();
+    const size_t dimensions = space_.layout().dimensions;
+    Napi::Float64Array out = Napi::Float64Array::New(env, labels.ElementLength());
+    for (size_t i = 0; i < labels.ElementLength(); i++) {
+      const auto found = graph_->label_lookup_.find(static_cast<hnswlib::labeltype>(labels[i]));
+      if (found == graph_->label_lookup_.end() || graph_->isMarkedDeleted(found->second)) {
+        out[i] = std::numeric_limits<double>::quiet_NaN();
+        continue;
+      }
+      const char* code = graph_->getDataByInternalId(found->second);
+      const int8_t* components = reinterpret_cast<const int8_t*>(code);
+      double sum = 0;
+      for (size_t d = 0; d < dimensions; d++) sum += static_cast<double>(query[d]) * static_cast<double>(components[d]);
+      float step;
+      std::memcpy(&step, code + dimensions, sizeof step);
+      out[i] = sum * static_cast<double>(step);
+    }
+    return out;
   }
 
   Napi::Value resize(const Napi::CallbackInfo& info) {

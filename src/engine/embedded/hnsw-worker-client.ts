@@ -19,9 +19,10 @@ export interface OpenedGraph {
   unreadable?: string;
 }
 
-export interface GraphSearchResult {
+/** Labels with their exact cosine to the query (NaN: not in the graph, or deleted). */
+export interface GraphScores {
   labels: Float64Array;
-  distances: Float32Array;
+  scores: Float64Array;
 }
 
 /**
@@ -82,17 +83,18 @@ export class HnswWorker {
     return this.client.request({ type: 'delete', graph, labels }) as Promise<number>;
   }
 
-  search(
-    graph: string,
-    query: Float32Array,
-    k: number,
-    ef: number,
-    allowed?: Float64Array,
-  ): Promise<GraphSearchResult> {
+  search(graph: string, query: Float32Array, k: number, ef: number, allowed?: Float64Array): Promise<GraphScores> {
     return this.client.request(
       { type: 'search', graph, query, k, ef, allowed },
       allowed ? [allowed.buffer as ArrayBuffer] : [],
-    ) as Promise<GraphSearchResult>;
+    ) as Promise<GraphScores>;
+  }
+
+  /** The exact cosine of `labels` (the buffer is transferred) held by the graph; see GraphScores. */
+  scores(graph: string, query: Float32Array, labels: Float64Array): Promise<GraphScores> {
+    return this.client.request({ type: 'scores', graph, query, labels }, [
+      labels.buffer as ArrayBuffer,
+    ]) as Promise<GraphScores>;
   }
 
   /** Writes the graph file if the graph changed; resolves with whether it wrote. */

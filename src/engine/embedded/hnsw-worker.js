@@ -104,6 +104,8 @@ async function handle(message) {
       return { result: remove(graphOf(message.graph), message.labels) };
     case 'search':
       return search(graphOf(message.graph), message);
+    case 'scores':
+      return scores(graphOf(message.graph), message);
     case 'persist':
       return { result: await persist(graphOf(message.graph)) };
     case 'close':
@@ -173,13 +175,28 @@ function remove(graph, labels) {
   return deleted;
 }
 
+/** The approximate nearest neighbours' labels with their exact scores (see scores). */
 function search(graph, { query, k, ef, allowed }) {
   const { index } = graph;
   const count = index.count();
-  if (count === 0) return { result: { labels: new Float64Array(0), distances: new Float32Array(0) } };
+  if (count === 0) return { result: { labels: new Float64Array(0), scores: new Float64Array(0) } };
   const limit = Math.min(k, count);
-  const result = index.search(query, limit, Math.max(ef, limit), allowed);
-  return { result, transfer: [result.labels.buffer, result.distances.buffer] };
+  const { labels } = index.search(query, limit, Math.max(ef, limit), allowed);
+  return scores(graph, { query, labels });
+}
+
+/**
+ * Each label's exact cosine with the query, from the code the graph holds (as SQLite holds it);
+ * NaN for a label the graph does not hold or that is deleted, including deletions deferred while
+ * the graph is being written.
+ */
+function scores(graph, { query, labels }) {
+  const result = graph.index.scores(query, labels);
+  for (const label of graph.deletions) {
+    const at = labels.indexOf(label);
+    if (at >= 0) result[at] = Number.NaN;
+  }
+  return { result: { labels, scores: result }, transfer: [labels.buffer, result.buffer] };
 }
 
 /** Writes the graph when it changed (temp file, flushed, renamed); mutations wait meanwhile. */

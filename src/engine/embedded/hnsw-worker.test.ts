@@ -16,7 +16,7 @@ import {
 import { HnswWorker } from './hnsw-worker-client.js';
 import { mainThreadLoad } from './main-thread-load.js';
 import { NamespaceVectors } from './namespace-vectors.js';
-import { encodeVector } from './vector-codes.js';
+import { codeDot, encodeVector } from './vector-codes.js';
 
 const DIMENSIONS = 32;
 
@@ -154,5 +154,60 @@ describe('HNSW worker failures', () => {
     await drained();
     const [best] = await vectors.nearest(syntheticVector('d42'), 1);
     expect(best.label).toBe(42);
+  });
+});
+
+describe('exact scores from the vectors in memory', () => {
+  const temp = tempDir();
+  const logger: EngineLogger = { info() {}, warn() {}, error() {} };
+  const worker = new HnswWorker(logger);
+  const labels = Array.from({ length: 3000 }, (_, i) => i + 1);
+  const codeOf = (label: number) => encodeVector(syntheticVector(`d${label}`));
+  const vectors = new NamespaceVectors(
+    path.join(temp.dir, 'vectors.hnsw'),
+    DIMENSIONS,
+    { m: 16, efConstruction: 100, efSearch: 64 },
+    { liveLabels: () => labels, vectors: (wanted) => new Map(wanted.map((label) => [label, codeOf(label)])) },
+    logger,
+    worker,
+    256,
+  );
+  afterAll(async () => {
+    await vectors.dispose(true);
+    await worker.terminate();
+    temp.remove();
+  });
+
+  it('scores graph and pending vectors as codeDot scores the stored codes, and leaves out the rest', async () => {
+    await vectors.load();
+    while (vectors.pendingCount > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    vectors.changed([{ label: 5000, vector: codeOf(5000) }], []); // pending: not sent to the graph yet
+    const query = syntheticVector('q');
+    const scores = new Map<number, number>();
+    await vectors.scores(query, [1, 2999, 5000, 7777], scores);
+    expect([...scores.keys()].sort((a, b) => a - b)).toEqual([1, 2999, 5000]);
+    for (const [label, score] of scores) expect(score).toBe(codeDot(query, codeOf(label)));
+    for (const hit of await vectors.nearest(query, 10)) expect(hit.score).toBe(codeDot(query, codeOf(hit.label)));
+  });
+
+  it('never returns a label deleted while the graph is being written', async () => {
+    const query = syntheticVector('d42');
+    expect((await vectors.nearest(query, 1))[0].label).toBe(42);
+    vectors.changed([{ label: 5001, vector: codeOf(5001) }], []); // something to write
+    while (vectors.pendingCount > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    // The worker takes these in order: the write starts, and the deletion waits for it to end.
+    const writing = vectors.persist();
+    vectors.changed([], [42]);
+    const [nearest, scores] = await Promise.all([
+      vectors.nearest(query, 5),
+      (async () => {
+        const out = new Map<number, number>();
+        await vectors.scores(query, [42, 43], out);
+        return out;
+      })(),
+    ]);
+    await writing;
+    expect(nearest.map((hit) => hit.label)).not.toContain(42);
+    expect([...scores.keys()]).toEqual([43]);
   });
 });

@@ -55,10 +55,11 @@ export function searchEf(configured: number, k: number, wanted = k, effort = 1):
  * but stay in the local arena until the worker reports them inserted, and searches merge the graph
  * search (in the worker) with an exact scan of the arena (here, meanwhile). A label leaves the
  * arena only after the worker added it, and the worker handles messages in order, so every
- * committed vector is in the arena or in the graph a search runs on. Callers must re-check every
- * label against SQLite: deletions reach the graph asynchronously (and a stale file may hold old
- * labels), but labels are never reused, so a label that still exists in SQLite is always the
- * current version.
+ * committed vector is in the arena or in the graph a search runs on. Deletions reach the worker in
+ * the same order, so a search never returns a label deleted before it was sent (the worker leaves
+ * out those it holds back while writing the file); one deleted while it runs can come back, and
+ * callers read the rows of their results from SQLite, where it is gone. Labels are never reused,
+ * so a label that still exists in SQLite is always the current version.
  */
 export class NamespaceVectors {
   /** The worker's id of the graph, once loaded and reconciled. */
@@ -138,16 +139,37 @@ export class NamespaceVectors {
     if (!graph) return [];
     const asked = k + TIE_MARGIN;
     const ef = searchEf(this.settings.efSearch, asked, Math.min(wanted, k), effort);
-    const { labels, distances } = await this.worker.search(
+    const { labels, scores } = await this.worker.search(
       graph,
       query,
       asked,
       ef,
       allowed ? Float64Array.from(allowed) : undefined,
     );
-    const hits: Scored[] = new Array(labels.length);
-    for (let i = 0; i < labels.length; i++) hits[i] = { label: labels[i], score: 1 - distances[i] };
+    const hits: Scored[] = [];
+    for (let i = 0; i < labels.length; i++)
+      if (!Number.isNaN(scores[i])) hits.push({ label: labels[i], score: scores[i] });
     return hits.sort(bestFirst);
+  }
+
+  /**
+   * The exact cosine (as codeDot computes it) of those of `labels` whose vectors this namespace
+   * holds, pending or in the graph, into `out`: the codes are in memory here and in the worker,
+   * where SQLite would read a page per label. Labels it does not hold are left out.
+   */
+  async scores(query: Float32Array, labels: number[], out: Map<number, number>): Promise<void> {
+    const inGraph: number[] = [];
+    for (const label of labels) {
+      const score = this.pending.score(label, query);
+      if (score === undefined) inGraph.push(label);
+      else out.set(label, score);
+    }
+    const graph = this.graph;
+    if (!graph || inGraph.length === 0) return;
+    const found = await this.worker.scores(graph, query, Float64Array.from(inGraph));
+    for (let i = 0; i < found.labels.length; i++) {
+      if (!Number.isNaN(found.scores[i])) out.set(found.labels[i], found.scores[i]);
+    }
   }
 
   /** Exact top-k over the pending vectors (those accepted), best first. */

@@ -26,8 +26,10 @@ describe('PendingVectors', () => {
   it('finds the exact nearest codes across segments, oldest first for draining', () => {
     expect(pending.size).toBe(count);
     expect(pending.nearest(query, 5).map((hit) => hit.label)).toEqual(bruteForce(query, labels, 5));
-    const [best] = pending.nearest(query, 1);
-    expect(best.score).toBeCloseTo(codeDot(query, code(best.label)), 5);
+    // Scores are codeDot's, bit for bit, as the graph and SQLite's codes give them.
+    for (const hit of pending.nearest(query, 20)) expect(hit.score).toBe(codeDot(query, code(hit.label)));
+    expect(pending.score(7, query)).toBe(codeDot(query, code(7)));
+    expect(pending.score(count + 1, query)).toBeUndefined();
     expect(pending.oldest(3)).toEqual([1, 2, 3]);
     const out = new Float32Array(DIMENSIONS + 2);
     expect(pending.decodeInto(2, out, 2)).toBe(true);

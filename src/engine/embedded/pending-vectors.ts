@@ -1,5 +1,5 @@
 import type { VectorCode } from './vector-codes.js';
-import { type Scored, TopK } from './vector-math.js';
+import { bestFirst, type Scored, TopK } from './vector-math.js';
 
 /** Vectors per arena segment: 4 MB at 512 dimensions. */
 const SEGMENT_CAPACITY = 8192;
@@ -124,7 +124,25 @@ export class PendingVectors {
         top.push(labels[row], (s0 + s1 + s2 + s3) * steps[row]);
       }
     }
-    return top.sorted();
+    // The winners' scores again in codeDot's order, which the graph and SQLite's codes score in.
+    return top
+      .sorted()
+      .map(({ label }) => ({ label, score: this.score(label, query)! }))
+      .sort(bestFirst);
+  }
+
+  /**
+   * The pending vector's cosine with `query`, computed exactly as codeDot (vector-codes.ts) does;
+   * undefined when the label is not pending.
+   */
+  score(label: number, query: Float32Array): number | undefined {
+    const slot = this.slots.get(label);
+    if (!slot) return undefined;
+    const { components, steps } = slot.segment;
+    const offset = slot.index * this.dimensions;
+    let sum = 0;
+    for (let d = 0; d < this.dimensions; d++) sum += query[d] * components[offset + d];
+    return sum * steps[slot.index];
   }
 
   clear(): void {

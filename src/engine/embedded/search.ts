@@ -10,7 +10,7 @@ import { type DocumentRow, rowsByLabels, toOutput } from './document-reads.js';
 import type { DocumentStore } from './document-store.js';
 import { compileFilter, type SqlFragment } from './filter-sql.js';
 import type { SegmentedVectors } from './segmented-vectors.js';
-import { semanticCandidates, similarities, type Turn } from './semantic-candidates.js';
+import { semanticCandidates, type Turn, vectorScores } from './semantic-candidates.js';
 import { type QueryStatistics, type ShardedText, termStatistics } from './text-shards/sharded-text.js';
 import type { SummedStatistics } from './text-shards/text-shard-protocol.js';
 import { bestFirst, type Scored } from './vector-math.js';
@@ -154,11 +154,13 @@ export async function search(
   }
   for (const { label, score } of textTop) textScores.set(label, score);
   const wanted = request.reranking ? Math.max(request.topK, RERANK_WINDOW) : request.topK;
-  const { window, rows } = await turn(() => {
-    if (queryVector) {
-      const unscored = textTop.filter((m) => !semantic.has(m.label)).map((m) => m.label);
-      for (const [label, score] of similarities(store, queryVector, unscored)) semantic.set(label, score);
+  if (vectors) {
+    const unscored = textTop.filter((m) => !semantic.has(m.label)).map((m) => m.label);
+    for (const [label, score] of await vectorScores(store, vectors, queryVector!, unscored, turn)) {
+      semantic.set(label, score);
     }
+  }
+  const { window, rows } = await turn(() => {
     // The graph may still hold versions deleted or replaced since: their rows are gone, and
     // readLive skips them, as it skips a full-text match deleted after the search began.
     const labels = new Set([...semantic.keys(), ...textTop.map((m) => m.label)]);

@@ -86,6 +86,16 @@ export class SegmentedVectors {
           .slice(0, k + TIE_MARGIN);
   }
 
+  /** The exact cosine of those of `labels` the segments hold (see NamespaceVectors.scores), by label. */
+  async scores(query: Float32Array, labels: number[]): Promise<Map<number, number>> {
+    const out = new Map<number, number>();
+    const count = this.segments.length;
+    const bySegment = this.segments.map((): number[] => []);
+    for (const label of labels) bySegment[label % count].push(label);
+    await Promise.all(this.segments.map((segment, i) => segment.scores(query, bySegment[i], out)));
+    return out;
+  }
+
   /** Exact top-k over every segment's pending vectors, best first. */
   nearestPending(query: Float32Array, k: number, accept?: (label: number) => boolean): Scored[] {
     if (this.segments.length === 1) return this.segments[0].nearestPending(query, k, accept);

@@ -35,7 +35,7 @@ export async function semanticCandidates(
   effort = 1,
 ): Promise<Scored[]> {
   const candidates = await approximateCandidates(store, vectors, query, k, matches, documentCount, turn, effort);
-  return turn(() => rescore(store, query, candidates, k));
+  return best(candidates, k);
 }
 
 /** Runs a CPU-heavy section when it is this search's turn (see cpu-turns.ts). */
@@ -43,19 +43,13 @@ export type Turn = <T>(section: () => T) => Promise<T>;
 const runNow: Turn = async (section) => section();
 
 /**
- * The final cosine of candidates, computed the same way for all from the stored float vectors (the
- * graph compares 8-bit codes, and the exact scans differ from SIMD sums in the last bits): scores,
- * and which candidates make the cut, are then exact and identical on every node holding the same
- * vectors.
+ * The best `k` candidates. Every way in scores a candidate as codeDot does from the code every
+ * node stores (the graph, the pending vectors and SQLite alike), so scores, and which candidates
+ * make the cut, are exact and the same on every node holding the same vectors.
  */
-function rescore(store: DocumentStore, query: Float32Array, candidates: Scored[], k: number): Scored[] {
+function best(candidates: Scored[], k: number): Scored[] {
   const top = new TopK(k);
-  for (const [label, score] of similarities(
-    store,
-    query,
-    candidates.map((c) => c.label),
-  ))
-    top.push(label, score);
+  for (const { label, score } of candidates) top.push(label, score);
   return top.sorted();
 }
 
@@ -96,8 +90,29 @@ async function approximateCandidates(
   return found.length >= wanted ? found : turn(() => exact(store, query, [...matches], k));
 }
 
+/**
+ * The exact cosine of `labels` with the query, by label: from the codes the vector side holds in
+ * memory, and from SQLite for the rest (labels that no longer exist are skipped).
+ */
+export async function vectorScores(
+  store: DocumentStore,
+  vectors: Pick<SegmentedVectors, 'scores'>,
+  query: Float32Array,
+  labels: number[],
+  turn: Turn = runNow,
+): Promise<Map<number, number>> {
+  const scores = labels.length > 0 ? await vectors.scores(query, labels) : new Map<number, number>();
+  const missing = labels.filter((label) => !scores.has(label));
+  if (missing.length > 0) {
+    await turn(() => {
+      for (const [label, score] of similarities(store, query, missing)) scores.set(label, score);
+    });
+  }
+  return scores;
+}
+
 /** Exact cosine of the stored vectors of `labels` (labels that no longer exist are skipped). */
-export function similarities(store: DocumentStore, query: Float32Array, labels: number[]): Map<number, number> {
+function similarities(store: DocumentStore, query: Float32Array, labels: number[]): Map<number, number> {
   const result = new Map<number, number>();
   for (const [label, code] of store.vectorCodes(labels)) result.set(label, codeDot(query, code));
   return result;
@@ -109,7 +124,17 @@ function exact(store: DocumentStore, query: Float32Array, labels: number[], k: n
   return top.sorted();
 }
 
-/** The best of both lists, with a margin beyond `k` for the exact rescoring to settle near-ties. */
+/**
+ * The best of both lists, each label once (a vector the graph has just taken is still pending
+ * too), with a margin beyond `k` so that ties at the k-th place resolve by label on every node.
+ */
 function merge(a: Scored[], b: Scored[], k: number): Scored[] {
-  return [...a, ...b].sort(bestFirst).slice(0, k + TIE_MARGIN);
+  const seen = new Set<number>();
+  const merged: Scored[] = [];
+  for (const hit of [...a, ...b].sort(bestFirst)) {
+    if (seen.has(hit.label)) continue;
+    seen.add(hit.label);
+    merged.push(hit);
+  }
+  return merged.slice(0, k + TIE_MARGIN);
 }

@@ -20,6 +20,7 @@ const vectorGraphAddon = path.join(vectorGraphDir, 'build', 'Release', 'vector_g
  *   remove(label: number): boolean,
  *   search(query: Float32Array, k: number, ef: number, allowed?: Float64Array):
  *     { labels: Float64Array, distances: Float32Array },
+ *   scores(query: Float32Array, labels: Float64Array): Float64Array,
  *   resize(maxElements: number): void,
  *   capacity(): number,
  *   count(): number,

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import hnswlib from 'hnswlib-node';
 import { afterAll, describe, expect, test } from 'vitest';
+import { codeDot, encodeVector } from './vector-codes.js';
 import { VectorGraph } from './vector-graph-addon.js';
 
 const DIMENSIONS = 100; // not a multiple of the SIMD width: the scalar tail is exercised
@@ -78,12 +79,25 @@ describe('VectorGraph (8-bit codes)', () => {
     expect([...labels].filter((label) => exact.has(label)).length).toBeGreaterThanOrEqual(9);
   });
 
+  test('scores labels exactly as codeDot scores their codes, NaN for labels it does not hold', () => {
+    const labels = Float64Array.of(3, 17, 1999, 123_456);
+    for (const query of queries.slice(0, 5)) {
+      const scores = graph.scores(query, labels);
+      expect(scores).toBeInstanceOf(Float64Array);
+      // The graph keeps each vector's 8-bit code; the same code scored in JavaScript, bit for bit.
+      for (let i = 0; i < 3; i++) expect(scores[i]).toBe(codeDot(query, encodeVector(data[labels[i]])));
+      expect(scores[3]).toBeNaN();
+    }
+    expect(() => graph.scores(queries[0], [3] as unknown as Float64Array)).toThrow(/Float64Array/);
+  });
+
   test('removes a label once, and never returns it again', () => {
     const nearest = graph.search(queries[1], 1, 200).labels[0];
     expect(graph.remove(nearest)).toBe(true);
     expect(graph.remove(nearest)).toBe(false);
     expect(graph.remove(999_999)).toBe(false);
     expect([...graph.search(queries[1], 10, 200).labels]).not.toContain(nearest);
+    expect(graph.scores(queries[1], Float64Array.of(nearest))[0]).toBeNaN();
     expect(graph.count()).toBe(data.length); // a deleted element keeps its slot until reused
   });
 

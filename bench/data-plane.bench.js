@@ -17,6 +17,8 @@
 //   BENCH_IN_FLIGHT       upsert requests (and LanceDB adds) in flight at once (4)
 //   BENCH_CLIENTS         concurrent clients of the QPS measurement (4)
 //   BENCH_QPS_SECONDS     duration of each QPS measurement (10)
+//   BENCH_ROUNDS          rounds of the concurrent measurements, alternating between LanceDB and
+//                         searchplane when both run; each reports the median (3)
 //   BENCH_LOAD_DOCS       index size of the writes-under-load part (20000)
 //   BENCH_LOAD_UPSERTS    upserts of 10 documents timed alone, and again under load (200)
 //   BENCH_LOAD_SEARCHERS  concurrent searchers during the loaded upserts (16)
@@ -31,7 +33,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { judgeTargets } from './lib/bench-targets.js';
-import { runChild } from './lib/child-runner.js';
+import { runChild, startChild } from './lib/child-runner.js';
 import { runPostgresPart } from './lib/postgres-part.js';
 import { printTable } from './lib/report-table.js';
 import { growthRows, printRunTable } from './lib/run-report.js';
@@ -60,6 +62,7 @@ const settings = {
   inFlight: int('BENCH_IN_FLIGHT', 4),
   clients: int('BENCH_CLIENTS', 4),
   qpsSeconds: int('BENCH_QPS_SECONDS', 10),
+  rounds: Math.max(1, int('BENCH_ROUNDS', 3)),
   loadDocs: int('BENCH_LOAD_DOCS', 20_000),
   loadUpserts: int('BENCH_LOAD_UPSERTS', 200),
   searchers: int('BENCH_LOAD_SEARCHERS', 16),
@@ -121,7 +124,18 @@ try {
     const result = { ...run, textBytes: summary.textBytes };
     if (parts.has('exact')) result.exact = await runChild(lib('full-text-exactness.child.js'), childOptions);
     if (parts.has('fts5')) result.fts5 = await runChild(lib('fts5-system.child.js'), { ...childOptions, workDir });
-    if (parts.has('peer')) result.peer = await runChild(lib('lancedb-system.child.js'), { ...childOptions, workDir });
+    // With both, LanceDB stays up while searchplane is measured, and their concurrent measurements
+    // alternate: LanceDB, searchplane, LanceDB, searchplane... (BENCH_ROUNDS each).
+    const interleaved = parts.has('peer') && parts.has('searchplane') && settings.rounds > 1;
+    const peer = parts.has('peer')
+      ? startChild(lib('lancedb-system.child.js'), {
+          ...childOptions,
+          workDir,
+          rounds: interleaved ? settings.rounds : 1,
+        })
+      : undefined;
+    if (peer && !interleaved) result.peer = await peer.result;
+    if (interleaved) await peer.ready;
     if (parts.has('searchplane')) {
       result.searchplane = await runSearchplanePart({
         workDir,
@@ -132,7 +146,13 @@ try {
         settings,
         exhaustive: result.exact?.corpus.topLists,
         progress: progress(`searchplane ${label}`),
+        rounds: interleaved ? settings.rounds : 1,
+        betweenRounds: () => peer.ask('qps'),
       });
+    }
+    if (interleaved) {
+      peer.send('finish');
+      result.peer = await peer.result;
     }
     if (result.exact) delete result.exact.corpus.topLists;
     printRunTable(result, settings, log);

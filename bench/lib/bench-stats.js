@@ -119,3 +119,21 @@ export function dirSize(dir) {
 }
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * What several rounds of one concurrent measurement (`{ qps, p50, p95 }` each) report: the median
+ * QPS and the median p50 and p95, each over the rounds (`{ qps, concurrent: { p50, p95 }, rounds }`).
+ * Rounds of the systems compared alternate (see data-plane.bench.js), so a machine whose speed
+ * drifts during a run weighs on every system alike.
+ */
+export function medianRound(loads) {
+  const median = (values) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    return sorted[Math.floor((sorted.length - 1) / 2)];
+  };
+  return {
+    qps: median(loads.map((load) => load.qps)),
+    concurrent: { p50: median(loads.map((load) => load.p50)), p95: median(loads.map((load) => load.p95)) },
+    rounds: loads.map(({ qps, p50, p95 }) => ({ qps, p50, p95 })),
+  };
+}

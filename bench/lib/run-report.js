@@ -62,6 +62,17 @@ export function printRunTable(run, settings, log) {
           `${mb(sp.resident.file)} mapped file pages; ${mb(sp.indexedRss)} right after indexing`,
       );
     }
+    const rounds = (system, mode) => system?.modes[mode].rounds;
+    if (rounds(sp, 'fullText')?.length > 1) {
+      const line = (system, mode) =>
+        rounds(system, mode)
+          .map((round) => `${qps(round.qps)} QPS/${ms(round.p50)} ms`)
+          .join(', ');
+      log(`concurrent rounds, in the order run (the table shows each system's median):`);
+      if (rounds(peer, 'fullText')) log(`  LanceDB full text:        ${line(peer, 'fullText')}`);
+      log(`  searchplane full text:    ${line(sp, 'fullText')}`);
+      log(`  searchplane default:      ${line(sp, 'default')}`);
+    }
     log(`vector recall@10 vs exact cosine (builtin embedder): ${sp.recall.toFixed(3)}`);
     if (sp.exactness) {
       log(

@@ -1,7 +1,7 @@
 // Part "searchplane": a real server process, the corpus upserted over HTTP, then search latency
 // (one client, then several from a separate process), RSS, disk, vector recall@10, and the full-text
 // answers checked against exhaustive BM25.
-import { dirSize, ingestRates, residentParts, rssOf } from './bench-stats.js';
+import { dirSize, ingestRates, medianRound, residentParts, rssOf } from './bench-stats.js';
 import { exactNeighbours, recallAtK } from './exact-neighbours.js';
 import { jsonClient } from './http-json.js';
 import { createIndex, SEARCH_MODES, startSearchplane } from './searchplane-node.js';
@@ -16,9 +16,21 @@ const FILTERED_QUERIES = 30;
  * `{ ingest: {ackDocsPerSecond, indexedDocsPerSecond, ...}, modes: {fullText, default, vector}:
  * {p50, p95, qps, concurrent: {p50, p95}}, rss, resident: {anon, file}, indexedRss, disk, recall,
  * exactness }`. `exhaustive`, when given, holds per query the exhaustive BM25 top list
- * (`[id, score]`, best first) that the full-text answers must match.
+ * (`[id, score]`, best first) that the full-text answers must match. The concurrent measurements
+ * run `rounds` times, `betweenRounds()` between two (a peer's round), and report the median.
  */
-export async function runSearchplanePart({ workDir, name, documents, total, queries, settings, exhaustive, progress }) {
+export async function runSearchplanePart({
+  workDir,
+  name,
+  documents,
+  total,
+  queries,
+  settings,
+  exhaustive,
+  progress,
+  rounds = 1,
+  betweenRounds = async () => {},
+}) {
   const server = await startSearchplane({ workDir, name });
   const index = await createIndex(server, 'bench');
   const client = jsonClient(index.dataUrl, index.token);
@@ -56,18 +68,22 @@ export async function runSearchplanePart({ workDir, name, documents, total, quer
       modes.filtered = latency;
       progress(`filtered (each a scan): p50 ${latency.p50.toFixed(2)} ms, p95 ${latency.p95.toFixed(2)} ms`);
     }
-    for (const mode of ['fullText', 'default']) {
-      const load = await searchThroughput(index, queries, SEARCH_MODES[mode], {
-        clients: settings.clients,
-        seconds: settings.qpsSeconds,
-      });
-      modes[mode].qps = load.qps;
-      modes[mode].concurrent = { p50: load.p50, p95: load.p95 };
-      progress(
-        `${mode}: ${load.qps.toFixed(1)} QPS with ${settings.clients} clients, p50 ${load.p50.toFixed(2)} ms ` +
-          `(${load.errors} errors)`,
-      );
+    const loads = { fullText: [], default: [] };
+    for (let round = 0; round < rounds; round++) {
+      if (round > 0) await betweenRounds();
+      for (const mode of ['fullText', 'default']) {
+        const load = await searchThroughput(index, queries, SEARCH_MODES[mode], {
+          clients: settings.clients,
+          seconds: settings.qpsSeconds,
+        });
+        loads[mode].push(load);
+        progress(
+          `${mode}: ${load.qps.toFixed(1)} QPS with ${settings.clients} clients, p50 ${load.p50.toFixed(2)} ms ` +
+            `(${load.errors} errors)`,
+        );
+      }
     }
+    for (const mode of ['fullText', 'default']) Object.assign(modes[mode], medianRound(loads[mode]));
     const rss = rssOf(server.pid);
     const resident = residentParts(server.pid);
     const exactness = exhaustive ? fullTextMismatches(hitLists.fullText, exhaustive) : undefined;

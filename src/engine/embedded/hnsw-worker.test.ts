@@ -104,30 +104,38 @@ describe('HNSW indexing in the worker thread', () => {
   });
 });
 
-describe('HNSW worker failures', () => {
+/** The code of label n's vector: the synthetic vector of `d<n>`. */
+const codeOf = (label: number) => encodeVector(syntheticVector(`d${label}`));
+
+/**
+ * A namespace graph of labels 1..count (vectors from {@link codeOf}) in a worker of its own, both
+ * disposed of after the enclosing describe.
+ */
+function graphOfLabels(count: number, logger: EngineLogger, batchSize: number) {
   const temp = tempDir();
-  const errors: object[] = [];
-  const logger: EngineLogger = { info() {}, warn() {}, error: (o) => errors.push(o) };
   const worker = new HnswWorker(logger);
-  const labels = Array.from({ length: 200 }, (_, i) => i + 1);
-  const source = {
-    liveLabels: () => labels,
-    vectors: (wanted: number[]) => new Map(wanted.map((label) => [label, encodeVector(syntheticVector(`d${label}`))])),
-  };
+  const labels = Array.from({ length: count }, (_, i) => i + 1);
   const vectors = new NamespaceVectors(
     path.join(temp.dir, 'vectors.hnsw'),
     DIMENSIONS,
     { m: 16, efConstruction: 100, efSearch: 64 },
-    source,
+    { liveLabels: () => labels, vectors: (wanted) => new Map(wanted.map((label) => [label, codeOf(label)])) },
     logger,
     worker,
-    64,
+    batchSize,
   );
   afterAll(async () => {
     await vectors.dispose(true);
     await worker.terminate();
     temp.remove();
   });
+  return { worker, vectors };
+}
+
+describe('HNSW worker failures', () => {
+  const errors: object[] = [];
+  const logger: EngineLogger = { info() {}, warn() {}, error: (o) => errors.push(o) };
+  const { worker, vectors } = graphOfLabels(200, logger, 64);
 
   async function drained(): Promise<void> {
     while (vectors.pendingCount > 0) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -158,25 +166,7 @@ describe('HNSW worker failures', () => {
 });
 
 describe('exact scores from the vectors in memory', () => {
-  const temp = tempDir();
-  const logger: EngineLogger = { info() {}, warn() {}, error() {} };
-  const worker = new HnswWorker(logger);
-  const labels = Array.from({ length: 3000 }, (_, i) => i + 1);
-  const codeOf = (label: number) => encodeVector(syntheticVector(`d${label}`));
-  const vectors = new NamespaceVectors(
-    path.join(temp.dir, 'vectors.hnsw'),
-    DIMENSIONS,
-    { m: 16, efConstruction: 100, efSearch: 64 },
-    { liveLabels: () => labels, vectors: (wanted) => new Map(wanted.map((label) => [label, codeOf(label)])) },
-    logger,
-    worker,
-    256,
-  );
-  afterAll(async () => {
-    await vectors.dispose(true);
-    await worker.terminate();
-    temp.remove();
-  });
+  const { vectors } = graphOfLabels(3000, { info() {}, warn() {}, error() {} }, 256);
 
   it('scores graph and pending vectors as codeDot scores the stored codes, and leaves out the rest', async () => {
     await vectors.load();

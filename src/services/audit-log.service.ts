@@ -51,10 +51,6 @@ export interface AuditQuery extends PageRequest {
   to?: number;
 }
 
-/**
- * The audit log: one entry per management change, kept for the configured retention. Callers pass
- * only what a change was made with; nothing here ever holds a secret (see the management hook).
- */
 /** Entries this process has recorded. */
 let recorded = 0;
 
@@ -68,6 +64,10 @@ function entryId(): string {
   return `${recorded.toString(36).padStart(10, '0')}-${randomUUID()}`;
 }
 
+/**
+ * The audit log: one entry per management change, kept for the configured retention. Callers pass
+ * only what a change was made with; nothing here ever holds a secret (see the management hook).
+ */
 export class AuditLogService {
   private prunedAt = Number.NEGATIVE_INFINITY;
 

@@ -1,4 +1,4 @@
-import type { VectorCode } from './vector-codes.js';
+import { componentsDot, type VectorCode } from './vector-codes.js';
 import { bestFirst, type Scored, TopK } from './vector-math.js';
 
 /** Vectors per arena segment: 4 MB at 512 dimensions. */
@@ -131,18 +131,12 @@ export class PendingVectors {
       .sort(bestFirst);
   }
 
-  /**
-   * The pending vector's cosine with `query`, computed exactly as codeDot (vector-codes.ts) does;
-   * undefined when the label is not pending.
-   */
+  /** The pending vector's cosine with `query` (as codeDot scores codes); undefined when the label is not pending. */
   score(label: number, query: Float32Array): number | undefined {
     const slot = this.slots.get(label);
     if (!slot) return undefined;
     const { components, steps } = slot.segment;
-    const offset = slot.index * this.dimensions;
-    let sum = 0;
-    for (let d = 0; d < this.dimensions; d++) sum += query[d] * components[offset + d];
-    return sum * steps[slot.index];
+    return componentsDot(query, components, slot.index * this.dimensions, this.dimensions, steps[slot.index]);
   }
 
   clear(): void {

@@ -53,10 +53,26 @@ export function decodeVector(code: VectorCode): Float32Array {
 /** The dot product of a (float) query and a code: the cosine for the unit vectors the engine stores. */
 export function codeDot(query: Float32Array, code: VectorCode): number {
   const dimensions = code.length - 4;
-  const view = new DataView(code.buffer, code.byteOffset, code.byteLength);
+  const components = new Int8Array(code.buffer, code.byteOffset, dimensions);
+  const step = new DataView(code.buffer, code.byteOffset, code.byteLength).getFloat32(dimensions, true);
+  return componentsDot(query, components, 0, dimensions, step);
+}
+
+/**
+ * The score of a code held as its components (from `offset`) and its step: the query times the
+ * components in order, then times the step. Every score the engine compares is computed this way
+ * (the native graph repeats it in vector-graph.cc), so it is the same bits wherever the code is held.
+ */
+export function componentsDot(
+  query: Float32Array,
+  components: Int8Array,
+  offset: number,
+  dimensions: number,
+  step: number,
+): number {
   let sum = 0;
-  for (let i = 0; i < dimensions; i++) sum += query[i] * view.getInt8(i);
-  return sum * view.getFloat32(dimensions, true);
+  for (let i = 0; i < dimensions; i++) sum += query[i] * components[offset + i];
+  return sum * step;
 }
 
 function roundHalfEven(value: number): number {

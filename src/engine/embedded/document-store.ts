@@ -76,8 +76,8 @@ export class DocumentStore {
       this.db.pragma('synchronous = NORMAL');
       // No memory map: every page it touched would count in the process's resident set for as long
       // as the index is open (a search's row reads map their neighbours too, by the kernel's
-      // fault-around), hundreds of MB at 200k documents. It only made filter scans faster (104
-      // against 189 ms at 200k), and a filter's matches are cached (filter-matches.ts).
+      // fault-around), hundreds of MB at 200k documents. It only made filter scans faster, and a
+      // filter's matches are cached (filter-matches.ts); docs/performance.md has the figures.
       this.db.pragma('mmap_size = 0');
       this.db.pragma('cache_size = -8192');
       this.db.exec(SCHEMA);

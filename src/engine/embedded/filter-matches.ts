@@ -48,9 +48,7 @@ export class FilterMatches {
     if (labels.size > this.maxLabels) return labels; // computed for this search only
     this.entries.set(key, { nsId, filter, labels });
     this.labelCount += labels.size;
-    while (this.entries.size > this.capacity || (this.labelCount > this.maxLabels && this.entries.size > 0)) {
-      this.drop(this.entries.keys().next().value!);
-    }
+    this.trim();
     return labels;
   }
 
@@ -71,13 +69,20 @@ export class FilterMatches {
         this.labelCount++;
       }
     }
-    // Writes may grow the sets past the bound: the least recently used go.
-    while (this.labelCount > this.maxLabels && this.entries.size > 0) this.drop(this.entries.keys().next().value!);
+    // Writes may grow the sets past the bound.
+    this.trim();
   }
 
   /** Drops the namespace's entries (reset, deleteNamespace). */
   forget(nsId: number): void {
     for (const [key, entry] of this.entries) if (entry.nsId === nsId) this.drop(key);
+  }
+
+  /** Drops the least recently used entries until both bounds hold. */
+  private trim(): void {
+    while (this.entries.size > this.capacity || (this.labelCount > this.maxLabels && this.entries.size > 0)) {
+      this.drop(this.entries.keys().next().value!);
+    }
   }
 
   private drop(key: string): void {

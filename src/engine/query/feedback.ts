@@ -10,8 +10,8 @@ import { type AnalyzedDocument, type AnalyzedQuery, STOP_WORDS, type Term } from
 
 /**
  * Best matches of the user's query the expansion learns from. RM3 usually takes 10; on six test
- * collections 5 ranked as well (mean nDCG@10 0.504 either way) and halve what the expansion reads
- * and analyzes per search.
+ * collections 5 ranked as well and halve what the expansion reads and analyzes per search
+ * (docs/performance.md, "Relevance").
  */
 export const FEEDBACK_DOCUMENTS = 5;
 /**

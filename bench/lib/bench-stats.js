@@ -127,10 +127,7 @@ export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  * drifts during a run weighs on every system alike.
  */
 export function medianRound(loads) {
-  const median = (values) => {
-    const sorted = [...values].sort((a, b) => a - b);
-    return sorted[Math.floor((sorted.length - 1) / 2)];
-  };
+  const median = (values) => percentile(Float64Array.from(values).sort(), 50);
   return {
     qps: median(loads.map((load) => load.qps)),
     concurrent: { p50: median(loads.map((load) => load.p50)), p95: median(loads.map((load) => load.p95)) },

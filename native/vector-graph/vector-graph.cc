@@ -12,6 +12,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "code-columns.h"
 #include "sq8-space.h"
 
 namespace {
@@ -60,6 +61,7 @@ class VectorGraph : public Napi::ObjectWrap<VectorGraph> {
             InstanceMethod("remove", &VectorGraph::remove),
             InstanceMethod("search", &VectorGraph::search),
             InstanceMethod("scores", &VectorGraph::scores),
+            InstanceMethod("scan", &VectorGraph::scan),
             InstanceMethod("resize", &VectorGraph::resize),
             InstanceMethod("capacity", &VectorGraph::capacity),
             InstanceMethod("count", &VectorGraph::count),
@@ -70,12 +72,24 @@ class VectorGraph : public Napi::ObjectWrap<VectorGraph> {
     return exports;
   }
 
-  explicit VectorGraph(const Napi::CallbackInfo& info) : Napi::ObjectWrap<VectorGraph>(info), space_(dimensionsOf(info)) {
+  explicit VectorGraph(const Napi::CallbackInfo& info)
+      : Napi::ObjectWrap<VectorGraph>(info), space_(dimensionsOf(info)), columns_(space_.layout().dimensions) {
     code_.resize(space_.get_data_size());
   }
 
   sq8::Space space_;
   std::unique_ptr<Graph> graph_;
+  /**
+   * The codes transposed for scan(), built by the first scan and kept up to date from then on: a
+   * graph whose queries never suit a scan (dense ones over many elements) does not hold its codes twice.
+   */
+  sq8::CodeColumns columns_;
+  bool columnsBuilt_ = false;
+
+  void dropColumns() {
+    columns_.clear();
+    columnsBuilt_ = false;
+  }
   /** A write in progress: mutations would race with it (hnsw-worker.js queues them meanwhile). */
   bool busy_ = false;
 
@@ -163,6 +177,7 @@ class VectorGraph : public Napi::ObjectWrap<VectorGraph> {
     if (m < 2) return fail(env, "m must be at least 2");
     try {
       graph_ = std::make_unique<Graph>(&space_, maxElements, m, efConstruction, seed, true);
+      dropColumns();
     } catch (const std::exception& error) {
       return fail(env, error.what());
     }
@@ -198,6 +213,11 @@ class VectorGraph : public Napi::ObjectWrap<VectorGraph> {
     sq8::quantize(vector, space_.layout(), code_.data());
     try {
       graph_->addPoint(code_.data(), static_cast<hnswlib::labeltype>(label), true);
+      if (columnsBuilt_) {
+        // A new element, the reused slot of a deleted one or the label's own, updated in place.
+        const hnswlib::tableint id = graph_->label_lookup_.at(static_cast<hnswlib::labeltype>(label));
+        columns_.set(id, graph_->getDataByInternalId(id));
+      }
     } catch (const std::exception& error) {
       return fail(env, error.what());
     }
@@ -217,6 +237,21 @@ class VectorGraph : public Napi::ObjectWrap<VectorGraph> {
     }
   }
 
+  /** The optional Float64Array of allowed labels at `at` into `out` (left empty when absent); false after throwing. */
+  static bool allowedArg(const Napi::CallbackInfo& info, size_t at, std::unique_ptr<AllowedLabels>& out) {
+    if (info.Length() <= at || info[at].IsUndefined()) return true;
+    if (!info[at].IsTypedArray() || info[at].As<Napi::TypedArray>().TypedArrayType() != napi_float64_array) {
+      Napi::TypeError::New(info.Env(), "allowed labels must be a Float64Array").ThrowAsJavaScriptException();
+      return false;
+    }
+    Napi::Float64Array allowed = info[at].As<Napi::Float64Array>();
+    std::unordered_set<hnswlib::labeltype> labels;
+    labels.reserve(allowed.ElementLength());
+    for (size_t i = 0; i < allowed.ElementLength(); i++) labels.insert(static_cast<hnswlib::labeltype>(allowed[i]));
+    out = std::make_unique<AllowedLabels>(std::move(labels));
+    return true;
+  }
+
   /** search(query, k, ef, allowed?): `{ labels: Float64Array, distances: Float32Array }`, nearest first. */
   Napi::Value search(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
@@ -226,17 +261,7 @@ class VectorGraph : public Napi::ObjectWrap<VectorGraph> {
     if (!query || !countArg(info, 1, k) || !countArg(info, 2, ef)) return env.Undefined();
     sq8::quantize(query, space_.layout(), code_.data());
     std::unique_ptr<AllowedLabels> filter;
-    if (info.Length() > 3 && !info[3].IsUndefined()) {
-      if (!info[3].IsTypedArray() || info[3].As<Napi::TypedArray>().TypedArrayType() != napi_float64_array) {
-        Napi::TypeError::New(env, "allowed labels must be a Float64Array").ThrowAsJavaScriptException();
-        return env.Undefined();
-      }
-      Napi::Float64Array allowed = info[3].As<Napi::Float64Array>();
-      std::unordered_set<hnswlib::labeltype> labels;
-      labels.reserve(allowed.ElementLength());
-      for (size_t i = 0; i < allowed.ElementLength(); i++) labels.insert(static_cast<hnswlib::labeltype>(allowed[i]));
-      filter = std::make_unique<AllowedLabels>(std::move(labels));
-    }
+    if (!allowedArg(info, 3, filter)) return env.Undefined();
     std::priority_queue<std::pair<float, hnswlib::labeltype>> found;
     try {
       graph_->setEf(ef);
@@ -294,13 +319,57 @@ class VectorGraph : public Napi::ObjectWrap<VectorGraph> {
     return out;
   }
 
+  /**
+   * scan(query, k, allowed?): the exact `k` nearest live elements (of `allowed` only, when given),
+   * `{ labels: Float64Array, scores: Float64Array }` best first, each score as scores() computes it.
+   * It reads the transposed codes only in the dimensions where the query is not zero, so its cost
+   * is those dimensions times the elements stored (hnsw-worker.js weighs it against a graph search).
+   */
+  Napi::Value scan(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!ready(env, false)) return env.Undefined();
+    const float* query = vectorArg(info, 0);
+    size_t k;
+    std::unique_ptr<AllowedLabels> filter;
+    if (!query || !countArg(info, 1, k) || !allowedArg(info, 2, filter)) return env.Undefined();
+    Graph& graph = *graph_;
+    const size_t count = graph.getCurrentElementCount();
+    std::vector<std::pair<double, size_t>> best;
+    try {
+      if (!columnsBuilt_) {
+        columns_.reserve(graph.getMaxElements());
+        columns_.setAll(count, [&](size_t id) { return graph.getDataByInternalId(static_cast<hnswlib::tableint>(id)); });
+        columnsBuilt_ = true;
+      }
+      best = columns_.best(query, count, k, [&](size_t id) {
+        const auto internal = static_cast<hnswlib::tableint>(id);
+        return !graph.isMarkedDeleted(internal) && (!filter || (*filter)(graph.getExternalLabel(internal)));
+      });
+    } catch (const std::exception& error) {
+      dropColumns();  // out of memory: the next scan builds them again
+      return fail(env, error.what());
+    }
+    Napi::Float64Array labels = Napi::Float64Array::New(env, best.size());
+    Napi::Float64Array scores = Napi::Float64Array::New(env, best.size());
+    for (size_t i = 0; i < best.size(); i++) {
+      scores[i] = best[i].first;
+      labels[i] = static_cast<double>(graph.getExternalLabel(static_cast<hnswlib::tableint>(best[i].second)));
+    }
+    Napi::Object result = Napi::Object::New(env);
+    result.Set("labels", labels);
+    result.Set("scores", scores);
+    return result;
+  }
+
   Napi::Value resize(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     size_t maxElements;
     if (!ready(env, true) || !countArg(info, 0, maxElements)) return env.Undefined();
     try {
       graph_->resizeIndex(maxElements);
+      if (columnsBuilt_) columns_.reserve(maxElements);
     } catch (const std::exception& error) {
+      dropColumns();  // they would be smaller than the graph: the next scan builds them again
       return fail(env, error.what());
     }
     return env.Undefined();
@@ -330,6 +399,7 @@ class VectorGraph : public Napi::ObjectWrap<VectorGraph> {
     Napi::Env env = info.Env();
     if (!idle(env)) return env.Undefined();
     graph_.reset();
+    dropColumns();
     return env.Undefined();
   }
 
@@ -366,7 +436,10 @@ void FileWork::Execute() {
 }
 
 void FileWork::OnOK() {
-  if (reading_) owner_->graph_ = std::move(loaded_);
+  if (reading_) {
+    owner_->graph_ = std::move(loaded_);
+    owner_->dropColumns();
+  }
   owner_->busy_ = false;
   owner_->Unref();
   deferred_.Resolve(Env().Undefined());

@@ -175,14 +175,34 @@ function remove(graph, labels) {
   return deleted;
 }
 
-/** The approximate nearest neighbours' labels with their exact scores (see scores). */
+/**
+ * An exact scan of the graph's codes replaces a graph walk when it reads at most this many code
+ * components per unit of the walk's ef: the scan then costs up to about twice the walk (in
+ * docs/performance.md, "Exact vector scans"), for every true neighbour instead of most. A scan
+ * reads only the dimensions where the query is not zero; the builtin embedder's vector of a short
+ * query has about a tenth of them, a dense model's has all, so its queries scan only small graphs.
+ */
+const SCAN_COMPONENTS_PER_EF = 25_000;
+
+/** The nearest neighbours' labels (exact ones when a scan is cheap enough) with their exact scores (see scores). */
 function search(graph, { query, k, ef, allowed }) {
   const { index } = graph;
   const count = index.count();
   if (count === 0) return { result: { labels: new Float64Array(0), scores: new Float64Array(0) } };
   const limit = Math.min(k, count);
-  const { labels } = index.search(query, limit, Math.max(ef, limit), allowed);
+  const walkEf = Math.max(ef, limit);
+  if (nonZeros(query) * count <= SCAN_COMPONENTS_PER_EF * walkEf) {
+    const found = index.scan(query, limit, allowed);
+    return withoutDeferredDeletions(graph, found.labels, found.scores);
+  }
+  const { labels } = index.search(query, limit, walkEf, allowed);
   return scores(graph, { query, labels });
+}
+
+function nonZeros(vector) {
+  let count = 0;
+  for (let i = 0; i < vector.length; i++) if (vector[i] !== 0) count++;
+  return count;
 }
 
 /**
@@ -191,12 +211,16 @@ function search(graph, { query, k, ef, allowed }) {
  * the graph is being written.
  */
 function scores(graph, { query, labels }) {
-  const result = graph.index.scores(query, labels);
+  return withoutDeferredDeletions(graph, labels, graph.index.scores(query, labels));
+}
+
+/** Scores NaN for the labels whose deletion waits for the graph's write to end. */
+function withoutDeferredDeletions(graph, labels, scores) {
   for (const label of graph.deletions) {
     const at = labels.indexOf(label);
-    if (at >= 0) result[at] = Number.NaN;
+    if (at >= 0) scores[at] = Number.NaN;
   }
-  return { result: { labels, scores: result }, transfer: [labels.buffer, result.buffer] };
+  return { result: { labels, scores }, transfer: [labels.buffer, scores.buffer] };
 }
 
 /** Writes the graph when it changed (temp file, flushed, renamed); mutations wait meanwhile. */

@@ -21,6 +21,7 @@ const vectorGraphAddon = path.join(vectorGraphDir, 'build', 'Release', 'vector_g
  *   search(query: Float32Array, k: number, ef: number, allowed?: Float64Array):
  *     { labels: Float64Array, distances: Float32Array },
  *   scores(query: Float32Array, labels: Float64Array): Float64Array,
+ *   scan(query: Float32Array, k: number, allowed?: Float64Array): { labels: Float64Array, scores: Float64Array },
  *   resize(maxElements: number): void,
  *   capacity(): number,
  *   count(): number,

@@ -183,3 +183,101 @@ describe('VectorGraph (8-bit codes)', () => {
     expect(() => small.search(queries[0], 1, 10)).toThrow(/not initialized/);
   });
 });
+
+describe('VectorGraph scan (exact search over the transposed codes)', () => {
+  const data = unitVectors(1500, 3);
+  /** A query zero in most dimensions, as the builtin embedder's of a short text. */
+  const sparse = unitVectors(20, 4).map((vector, n) => vector.map((x, d) => ((d * 7 + n) % 9 === 0 ? x : 0)));
+  const queries = [...sparse, ...unitVectors(5, 5)];
+
+  /** Exact top k of `vectors` by codeDot, ties by label, as [label, score]. */
+  function exactByCode(
+    vectors: Map<number, Float32Array>,
+    query: Float32Array,
+    k: number,
+    accept = (_: number) => true,
+  ) {
+    return [...vectors]
+      .filter(([label]) => accept(label))
+      .map(([label, vector]): [number, number] => [label, codeDot(query, encodeVector(vector))])
+      .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+      .slice(0, k);
+  }
+
+  function expectExact(graph: InstanceType<typeof VectorGraph>, vectors: Map<number, Float32Array>, k: number) {
+    for (const query of queries) {
+      const { labels, scores } = graph.scan(query, k);
+      const exact = exactByCode(vectors, query, k);
+      // Scores bit for bit; labels too, except between equal scores.
+      expect([...scores]).toEqual(exact.map(([, score]) => score));
+      for (let i = 0; i < labels.length; i++) {
+        if (scores[i] !== scores[i - 1] && scores[i] !== scores[i + 1]) expect(labels[i]).toBe(exact[i][0]);
+      }
+    }
+  }
+
+  test('finds the exact nearest neighbours with codeDot scores, best first', () => {
+    const graph = built(data);
+    expectExact(graph, new Map(data.map((vector, label) => [label, vector])), 10);
+    const { labels } = graph.scan(queries[0], 5000);
+    expect(labels.length).toBe(data.length); // k beyond the count: every element
+  });
+
+  test('keeps to allowed labels and leaves deleted ones out', () => {
+    const graph = built(data);
+    const vectors = new Map(data.map((vector, label) => [label, vector]));
+    const query = sparse[3];
+    const nearest = graph.scan(query, 1).labels[0];
+    expect(graph.remove(nearest)).toBe(true);
+    vectors.delete(nearest);
+    expect([...graph.scan(query, 10).labels]).toEqual(exactByCode(vectors, query, 10).map(([label]) => label));
+    const allowed = Float64Array.from({ length: 300 }, (_, i) => i * 5);
+    const { labels } = graph.scan(query, 10, allowed);
+    expect([...labels]).toEqual(exactByCode(vectors, query, 10, (label) => label % 5 === 0).map(([label]) => label));
+  });
+
+  test('follows additions, updates, reused slots and growth after its first scan', () => {
+    const graph = built(data.slice(0, 100));
+    const vectors = new Map(data.slice(0, 100).map((vector, label) => [label, vector]));
+    graph.scan(queries[0], 10); // the transposed copy now exists and must follow every change
+    const fresh = unitVectors(450, 6);
+    for (const [i, vector] of fresh.slice(0, 400).entries()) {
+      if (graph.count() >= graph.capacity()) graph.resize(graph.capacity() * 2);
+      graph.add(vector, 1000 + i);
+      vectors.set(1000 + i, vector);
+    }
+    for (let label = 0; label < 50; label++) {
+      graph.add(fresh[label + 400], label); // a new vector under an existing label, in place
+      vectors.set(label, fresh[label + 400]);
+    }
+    for (let label = 50; label < 80; label++) {
+      graph.remove(label);
+      vectors.delete(label);
+    }
+    for (let i = 0; i < 30; i++) {
+      graph.add(data[200 + i], 2000 + i); // takes a deleted element's slot
+      vectors.set(2000 + i, data[200 + i]);
+    }
+    expect(graph.count()).toBe(500);
+    expectExact(graph, vectors, 10);
+  });
+
+  test('scans a graph read from a file, and refuses once released', async () => {
+    const graph = built(data.slice(0, 300));
+    graph.scan(queries[0], 1);
+    const file = path.join(dir, 'scan.hnsw');
+    await graph.write(file);
+    const copy = new VectorGraph(DIMENSIONS);
+    await copy.read(file);
+    expectExact(copy, new Map(data.slice(0, 300).map((vector, label) => [label, vector])), 10);
+    graph.release();
+    expect(() => graph.scan(queries[0], 1)).toThrow(/not initialized/);
+  });
+
+  test('checks its arguments', () => {
+    const graph = built(data.slice(0, 10));
+    expect(() => graph.scan(new Float32Array(DIMENSIONS - 1), 1)).toThrow(RangeError);
+    expect(() => graph.scan(queries[0], -1)).toThrow(RangeError);
+    expect(() => graph.scan(queries[0], 1, [1] as unknown as Float64Array)).toThrow(TypeError);
+  });
+});

@@ -85,8 +85,10 @@ describe('vector search recall', () => {
     return found / (QUERIES * topK);
   }
 
-  it('keeps recall for a topK of 200 (ef scaled from efSearch 200 to 800, not just the 400 asked for)', async () => {
-    // With ef = max(efSearch, neighbours asked) = 400, this graph returned 0.84.
-    expect(await recall(200)).toBeGreaterThanOrEqual(0.93); // 0.95 here
+  it('keeps recall for a topK of 200', async () => {
+    // Walked, this graph returned 0.84 with ef = the 400 neighbours asked and 0.95 with ef scaled
+    // to 800 (searchEf); a scan of its 4,000 codes now costs less than either walk and is exact.
+    // What remains are the 8-bit codes' rounding at the 200th place against float vectors.
+    expect(await recall(200)).toBeGreaterThanOrEqual(0.98);
   });
 });

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <queue>
 #include <utility>
 #include <vector>
@@ -18,23 +19,31 @@ class CodeColumns {
  public:
   explicit CodeColumns(size_t dimensions) : dimensions_(dimensions) {}
 
-  /** Room for element ids below `capacity`; growing copies every column once. */
+  /**
+   * Room for element ids below `capacity`; growing copies every column once. The memory is not
+   * zero-filled: an element is read only after set() or setAll() wrote it, and the pages of room
+   * not used yet then stay out of the process's memory.
+   */
   void reserve(size_t capacity) {
     if (capacity <= stride_) return;
-    std::vector<int8_t> components(dimensions_ * capacity, 0);
-    for (size_t d = 0; d < dimensions_ && stride_ > 0; d++) {
-      std::memcpy(components.data() + d * capacity, components_.data() + d * stride_, stride_);
+    std::unique_ptr<int8_t[]> components(new int8_t[dimensions_ * capacity]);
+    std::unique_ptr<float[]> steps(new float[capacity]);
+    if (stride_ > 0) {
+      for (size_t d = 0; d < dimensions_; d++) {
+        std::memcpy(components.get() + d * capacity, components_.get() + d * stride_, stride_);
+      }
+      std::memcpy(steps.get(), steps_.get(), stride_ * sizeof(float));
     }
     components_ = std::move(components);
+    steps_ = std::move(steps);
     stride_ = capacity;
-    steps_.resize(capacity, 0.0f);
   }
 
   /** Stores the code (components then step, as sq8-space.h lays it out) of element `id` (below the capacity). */
   void set(size_t id, const char* code) {
     const int8_t* components = reinterpret_cast<const int8_t*>(code);
     for (size_t d = 0; d < dimensions_; d++) components_[d * stride_ + id] = components[d];
-    std::memcpy(&steps_[id], code + dimensions_, sizeof(float));
+    std::memcpy(steps_.get() + id, code + dimensions_, sizeof(float));
   }
 
   /**
@@ -49,18 +58,18 @@ class CodeColumns {
       const size_t n = std::min(kGroup, count - first);
       for (size_t j = 0; j < n; j++) {
         codes[j] = codeOf(first + j);
-        std::memcpy(&steps_[first + j], codes[j] + dimensions_, sizeof(float));
+        std::memcpy(steps_.get() + first + j, codes[j] + dimensions_, sizeof(float));
       }
       for (size_t d = 0; d < dimensions_; d++) {
-        int8_t* column = components_.data() + d * stride_ + first;
+        int8_t* column = components_.get() + d * stride_ + first;
         for (size_t j = 0; j < n; j++) column[j] = static_cast<int8_t>(codes[j][d]);
       }
     }
   }
 
   void clear() {
-    components_ = std::vector<int8_t>();
-    steps_ = std::vector<float>();
+    components_.reset();
+    steps_.reset();
     stride_ = 0;
   }
 
@@ -90,7 +99,7 @@ class CodeColumns {
       std::fill(sums.begin(), sums.end(), 0.0);
       double* tile = sums.data();
       for (size_t t = 0; t < dims.size(); t++) {
-        const int8_t* column = components_.data() + dims[t] * stride_ + first;
+        const int8_t* column = components_.get() + dims[t] * stride_ + first;
         const double weight = weights[t];
         for (size_t j = 0; j < n; j++) tile[j] += weight * static_cast<double>(column[j]);
       }
@@ -111,8 +120,8 @@ class CodeColumns {
   size_t dimensions_;
   /** Elements per column: the capacity. */
   size_t stride_ = 0;
-  std::vector<int8_t> components_;
-  std::vector<float> steps_;
+  std::unique_ptr<int8_t[]> components_;
+  std::unique_ptr<float[]> steps_;
 };
 
 }  // namespace sq8

@@ -1,6 +1,7 @@
 // The HNSW graph of one namespace segment, for hnsw-worker.js: hnswlib (header-only, taken from
-// the hnswlib-node package) over 8-bit codes of the vectors (sq8-space.h). Vectors cross from
-// JavaScript as Float32Array views, without the per-element conversions of a JS array.
+// the hnswlib-node package) over 8-bit codes of the vectors (sq8-space.h), and the same codes
+// transposed for exact scans (code-columns.h). Vectors cross from JavaScript as Float32Array
+// views, without the per-element conversions of a JS array.
 #include <napi.h>
 
 #include <cmath>
